@@ -1,0 +1,3 @@
+from lessons_analytics.cli import main
+
+main()

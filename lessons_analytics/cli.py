@@ -1,0 +1,42 @@
+"""The ``lessons-analytics`` command line: parse options, call the library, render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lessons_analytics import __version__
+from lessons_analytics.options import AppContext
+from lessons_analytics.paths import CONFIG_NAME, default_db_path
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lessons-analytics")
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="DuckDB warehouse (default: $XDG_DATA_HOME/lessons-analytics/warehouse.duckdb).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help=f"TOML config (default: ./{CONFIG_NAME} if present).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress or summaries on stderr.")
+@click.pass_context
+def cli(ctx: click.Context, db_path: Path | None, config_path: Path | None, quiet: bool) -> None:
+    """Measure whether the lessons given to AI coding agents actually work."""
+    if config_path is None and Path(CONFIG_NAME).is_file():
+        config_path = Path(CONFIG_NAME)
+    ctx.obj = AppContext(
+        db_path=db_path or default_db_path(), config_path=config_path, quiet=quiet
+    )
+
+
+def main() -> None:
+    cli()

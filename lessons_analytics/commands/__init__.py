@@ -1,0 +1,1 @@
+"""One module per command family; ``cli.py`` assembles them into the ``lessons-analytics`` group."""

@@ -1,0 +1,56 @@
+"""Shared click option decorators and the per-invocation context every command receives."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import orjson
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class AppContext:
+    """What the global options resolved to; commands read it with ``click.pass_obj``."""
+
+    db_path: Path
+    config_path: Path | None
+    quiet: bool
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(func)
+
+
+def filter_options(func: F) -> F:
+    """``--base`` (repeatable), ``--since``, ``--until`` on every analysis command."""
+    func = click.option(
+        "--until", "until", default=None, metavar="DATE", help="Only data before this date."
+    )(func)
+    func = click.option(
+        "--since", "since", default=None, metavar="DATE", help="Only data on or after this date."
+    )(func)
+    func = click.option(
+        "--base",
+        "bases",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="A LESSONS/ folder (or the project holding it); repeatable.",
+    )(func)
+    return func
+
+
+def echo_json(document: Any) -> None:
+    """The single JSON document of a command, on stdout."""
+    click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
+
+
+def warn(message: str, ctx: AppContext | None = None) -> None:
+    if ctx is not None and ctx.quiet:
+        return
+    click.echo(message, err=True)
