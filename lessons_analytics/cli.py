@@ -40,3 +40,12 @@ def cli(ctx: click.Context, db_path: Path | None, config_path: Path | None, quie
 
 def main() -> None:
     cli()
+
+
+def _register() -> None:
+    from lessons_analytics.commands.ingest import ingest_cmd
+
+    cli.add_command(ingest_cmd)
+
+
+_register()

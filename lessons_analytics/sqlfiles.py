@@ -6,6 +6,7 @@ The files live at the top of the source tree; a built wheel carries them inside 
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -41,9 +42,31 @@ def load(name: str) -> str:
 
 
 def layer_files() -> list[Path]:
-    """Every model file in build order: layer by layer, sorted by name inside a layer."""
+    """Every model file in build order: layer by layer, and inside a layer each model after
+    the models of that layer it names (then by name)."""
     root = sql_root()
-    return [p for layer in LAYERS for p in sorted((root / layer).glob("*.sql"))]
+    ordered: list[Path] = []
+    for layer in LAYERS:
+        ordered.extend(_dependency_order(sorted((root / layer).glob("*.sql"))))
+    return ordered
+
+
+def _dependency_order(paths: list[Path]) -> list[Path]:
+    by_name = {p.stem: p for p in paths}
+    needs = {
+        p.stem: {n for n in re.findall(r"\b[a-z_][a-z0-9_]*\b", p.read_text()) if n in by_name}
+        - {p.stem}
+        for p in paths
+    }
+    done: list[str] = []
+    while needs:
+        ready = sorted(name for name, deps in needs.items() if deps <= set(done))
+        if not ready:
+            raise SqlFileNotFound(f"models reference each other in a cycle: {sorted(needs)}")
+        done.extend(ready)
+        for name in ready:
+            del needs[name]
+    return [by_name[name] for name in done]
 
 
 def query_names() -> list[str]:

@@ -1,0 +1,73 @@
+"""``ingest``: transcripts and bases into the warehouse."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lessons_analytics.ingest import IngestReport, ingest
+from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.paths import default_sources
+
+
+@click.command("ingest")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--base", "bases", multiple=True, type=click.Path(path_type=Path),
+              help="A LESSONS/ folder to load even if no session stands in it; repeatable.")
+@click.option("--strict", is_flag=True, help="Exit 1 when any input could not be loaded.")
+@json_option
+@click.pass_obj
+def ingest_cmd(
+    app: AppContext, paths: tuple[Path, ...], bases: tuple[Path, ...], strict: bool, as_json: bool
+) -> None:
+    """Load transcripts into the warehouse, incrementally.
+
+    Default PATHS: ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects) and ~/.codex/sessions.
+
+    Example: lessons-analytics ingest ~/.claude/projects --base ~/src/app/LESSONS
+    """
+    sources = list(paths) or [p for p in default_sources() if p.exists()]
+    show = not (app.quiet or as_json) and sys.stderr.isatty()
+    report = ingest(app.db_path, sources, bases, progress=_progress_bar if show else None)
+    if as_json:
+        echo_json(report.document())
+    elif not app.quiet:
+        click.echo(summary_text(report))
+    errors = report.totals.get("load_errors", 0)
+    if errors and not app.quiet and not as_json:
+        for error in report.totals["errors"][:20]:
+            click.echo(f"{error['file']}:{error['line']}: {error['reason']}", err=True)
+    if strict and errors:
+        raise click.ClickException(f"{errors} input(s) could not be loaded (--strict)")
+
+
+def summary_text(report: IngestReport) -> str:
+    t: dict[str, Any] = report.totals
+    tools = ", ".join(f"{name} {count}" for name, count in list(t["by_tool"].items())[:8])
+    return "\n".join([
+        f"files: {report.files_seen} seen, {report.files_loaded} loaded, "
+        f"{report.lines_loaded} new lines",
+        f"sessions: {t['sessions']}  agent runs: {t['agent_runs']}  tool calls: {t['tool_calls']}"
+        + (f" ({tools})" if tools else ""),
+        f"file reads: {t['file_reads']}  bases: {t['bases']}  lessons: {t['lessons']}  "
+        f"hits: {t['hits']}",
+        f"load errors: {t['load_errors']}",
+    ])
+
+
+def _progress_bar(total: int, _done: int) -> Callable[[int], None]:
+    bar = click.progressbar(length=total, label="ingest", file=sys.stderr)
+    bar.__enter__()
+    seen = [0]
+
+    def tick(step: int) -> None:
+        seen[0] += step
+        bar.update(step)
+        if seen[0] >= total:
+            bar.__exit__(None, None, None)
+
+    return tick

@@ -1,0 +1,252 @@
+"""Transcript files into the raw tables, incrementally.
+
+Each file's ingest state (size, mtime, bytes and lines consumed, a hash of its head) says what
+was already loaded: an unchanged file is not opened, a grown file is read from where it
+stopped, a rewritten file replaces its rows. Only complete lines are consumed, so a
+half-written last line waits for the next run. A bad line is counted with ``file:line`` and
+the rest of the file still loads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from lessons_analytics.parse_claude import ClaudeFileParser, parse_meta
+from lessons_analytics.parse_codex import CodexFileParser
+from lessons_analytics.schema import Batch
+
+_HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str
+    runtime: str  # claude | codex
+    kind: str  # main | agent | subagent | meta | rollout
+
+
+@dataclass(slots=True)
+class FileState:
+    file_id: int
+    size_bytes: int
+    mtime_ns: int
+    consumed_bytes: int
+    consumed_lines: int
+    head_hash: str
+    context: dict[str, Any]
+
+
+@dataclass
+class LoadOutcome:
+    """What one pass over the sources did; ``rewritten`` files get their old rows deleted."""
+
+    files_seen: int = 0
+    files_loaded: int = 0
+    lines_loaded: int = 0
+    rewritten: list[int] = field(default_factory=list)
+    states: list[dict[str, Any]] = field(default_factory=list)
+
+
+def file_id_of(path: str) -> int:
+    digest = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def discover(paths: Iterable[Path]) -> list[SourceFile]:
+    """Every transcript under the given folders (or the files themselves), sorted by path."""
+    found: dict[str, SourceFile] = {}
+    for root in paths:
+        root = Path(os.path.abspath(os.path.expanduser(root)))
+        if root.is_file():
+            source = classify(str(root))
+            if source:
+                found[source.path] = source
+            continue
+        for dirpath, _dirs, files in os.walk(root):
+            for name in files:
+                source = classify(os.path.join(dirpath, name))
+                if source:
+                    found[source.path] = source
+    return [found[p] for p in sorted(found)]
+
+
+def classify(path: str) -> SourceFile | None:
+    name = os.path.basename(path)
+    if name.endswith(".meta.json") and name.startswith("agent-"):
+        return SourceFile(path, "claude", "meta")
+    if not name.endswith(".jsonl"):
+        return None
+    if name.startswith("rollout-"):
+        return SourceFile(path, "codex", "rollout")
+    if name.startswith("agent-"):
+        parent = os.path.basename(os.path.dirname(path))
+        return SourceFile(path, "claude", "subagent" if parent == "subagents" else "agent")
+    return SourceFile(path, "claude", "main")
+
+
+def load_files(
+    sources: list[SourceFile],
+    states: dict[str, FileState],
+    batch: Batch,
+    loaded_at: str,
+    progress: Callable[[int], None] | None = None,
+) -> LoadOutcome:
+    outcome = LoadOutcome(files_seen=len(sources))
+    for source in sources:
+        _load_one(source, states.get(source.path), batch, loaded_at, outcome)
+        if progress is not None:
+            progress(1)
+    return outcome
+
+
+def _load_one(
+    source: SourceFile,
+    state: FileState | None,
+    batch: Batch,
+    loaded_at: str,
+    outcome: LoadOutcome,
+) -> None:
+    try:
+        stat = os.stat(source.path)
+    except OSError as exc:
+        _error(batch, file_id_of(source.path), source.path, 0, f"unreadable: {exc}", loaded_at)
+        return
+    if state and state.size_bytes == stat.st_size and state.mtime_ns == stat.st_mtime_ns:
+        return
+    file_id = state.file_id if state else file_id_of(source.path)
+    try:
+        with open(source.path, "rb") as handle:
+            start, line_no, context = _resume_point(handle, state, stat.st_size)
+            if state is not None and start == 0:
+                outcome.rewritten.append(file_id)
+            handle.seek(start)
+            data = handle.read()
+            handle.seek(0)
+            head = handle.read(_HEAD_BYTES)
+    except OSError as exc:
+        _error(batch, file_id, source.path, 0, f"unreadable: {exc}", loaded_at)
+        return
+    if source.kind == "meta":
+        consumed, lines = _load_meta(source, file_id, data, batch, loaded_at)
+    else:
+        consumed, lines = _load_lines(source, file_id, data, line_no, context, batch, loaded_at)
+    end = start + consumed
+    outcome.files_loaded += 1
+    outcome.lines_loaded += lines
+    outcome.states.append(
+        {
+            "file_id": file_id,
+            "path": source.path,
+            "runtime": source.runtime,
+            "file_kind": source.kind,
+            "size_bytes": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "consumed_bytes": end,
+            "consumed_lines": line_no + lines,
+            "head_hash": _hash(head[: min(end, _HEAD_BYTES)]),
+            "context_json": orjson.dumps(context).decode(),
+            "loaded_at": loaded_at,
+        }
+    )
+
+
+def _resume_point(
+    handle: Any, state: FileState | None, size: int
+) -> tuple[int, int, dict[str, Any]]:
+    """(byte offset, lines already consumed, parser context) to continue from."""
+    if state is None or size < state.consumed_bytes:
+        return 0, 0, {}
+    head = handle.read(min(state.consumed_bytes, _HEAD_BYTES))
+    if _hash(head) != state.head_hash:
+        return 0, 0, {}
+    return state.consumed_bytes, state.consumed_lines, state.context
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _load_lines(
+    source: SourceFile,
+    file_id: int,
+    data: bytes,
+    line_no: int,
+    context: dict[str, Any],
+    batch: Batch,
+    loaded_at: str,
+) -> tuple[int, int]:
+    """Parse the complete lines of ``data``; returns (bytes consumed, lines consumed)."""
+    end = data.rfind(b"\n") + 1
+    parser = _parser(source, file_id, batch, context)
+    count = 0
+    for count, raw in enumerate(_lines(data, end), start=1):
+        number = line_no + count
+        if not raw.strip():
+            continue
+        try:
+            record = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            _error(batch, file_id, source.path, number, _json_reason(raw, exc), loaded_at)
+            continue
+        if not isinstance(record, dict):
+            _error(batch, file_id, source.path, number, "not a JSON object", loaded_at)
+            continue
+        try:
+            parser.line(number, record)
+        except Exception as exc:  # noqa: BLE001 - one odd line must never stop the run
+            _error(batch, file_id, source.path, number, f"unexpected shape: {exc!r}", loaded_at)
+    return end, count
+
+
+def _lines(data: bytes, end: int) -> Iterator[bytes]:
+    if end == 0:
+        return iter(())
+    return iter(data[: end - 1].split(b"\n"))
+
+
+def _parser(source: SourceFile, file_id: int, batch: Batch, context: dict[str, Any]) -> Any:
+    if source.runtime == "codex":
+        return CodexFileParser(batch, file_id, context)
+    name = os.path.basename(source.path)
+    agent_hint = name[len("agent-") : -len(".jsonl")] if source.kind != "main" else None
+    return ClaudeFileParser(batch, file_id, agent_hint, context)
+
+
+def _load_meta(
+    source: SourceFile, file_id: int, data: bytes, batch: Batch, loaded_at: str
+) -> tuple[int, int]:
+    if not data.strip():
+        return len(data), 0
+    session_id = os.path.basename(os.path.dirname(os.path.dirname(source.path)))
+    try:
+        parse_meta(batch, file_id, source.path, data, session_id)
+    except (orjson.JSONDecodeError, ValueError) as exc:
+        reason = _json_reason(data, exc) if isinstance(exc, orjson.JSONDecodeError) else str(exc)
+        _error(batch, file_id, source.path, 1, reason, loaded_at)
+    return len(data), 1
+
+
+def _json_reason(raw: bytes, exc: Exception) -> str:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"not UTF-8: byte {bad.start} ({raw[bad.start : bad.start + 1]!r})"
+    return f"invalid JSON: {exc}"
+
+
+def _error(batch: Batch, file_id: int, path: str, line: int, reason: str, loaded_at: str) -> None:
+    batch["raw_load_errors"].add(
+        file_id=file_id, path=path, line_no=line, reason=reason, loaded_at=loaded_at
+    )
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).isoformat()

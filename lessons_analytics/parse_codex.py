@@ -1,0 +1,287 @@
+"""Codex CLI rollouts (trace-formats.md §2) into raw rows: wrapped and bare eras.
+
+Messages come from ``response_item`` only; the ``event_msg`` copies are kept as events but
+never counted as messages. Durations and exit codes are read out of the output text (or the
+JSON ``metadata``), because that is where current Codex builds record them.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+import orjson
+
+from lessons_analytics import readcalls
+from lessons_analytics.results import block_text, lesson_ids, summarize
+from lessons_analytics.schema import Batch
+
+KNOWN = {
+    "session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state",
+    "inter_agent_communication", "inter_agent_communication_metadata", "state",
+}  # fmt: skip
+_BARE_ITEMS = {
+    "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+    "custom_tool_call_output", "local_shell_call", "web_search_call",
+}  # fmt: skip
+_WALL = re.compile(r"^(?:Wall time|Duration): ([0-9.]+) seconds$", re.M)
+_EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
+_TEXT_KEEP = 4000
+_INPUT_KEEP = 2000
+
+
+class CodexFileParser:
+    """Parses lines of one rollout into ``batch``; ``context`` carries session and cwd."""
+
+    def __init__(self, batch: Batch, file_id: int, context: dict[str, Any]) -> None:
+        self.batch = batch
+        self.file_id = file_id
+        self.ctx = context
+        self.ctx.setdefault("pending", {})
+
+    def line(self, line_no: int, record: dict[str, Any]) -> None:
+        if "payload" in record and isinstance(record.get("type"), str):
+            kind, payload, ts = record["type"], record["payload"], record.get("timestamp")
+        elif record.get("record_type") == "state":
+            kind, payload, ts = "state", {}, None
+        elif line_no == 1 and "instructions" in record and "id" in record:
+            kind, payload, ts = "session_meta", record, record.get("timestamp")
+        else:
+            kind, payload, ts = "response_item", record, None  # bare-era item
+        if not isinstance(payload, dict):
+            payload = {}
+        env = self._envelope(line_no, kind, payload, ts)
+        if kind == "session_meta":
+            self._session_meta(env, payload)
+        elif kind == "turn_context" and isinstance(payload.get("cwd"), str):
+            self.ctx["cwd"] = payload["cwd"]
+            env["cwd"] = payload["cwd"]
+        elif kind == "response_item":
+            self._item(env, payload)
+        elif kind not in KNOWN:
+            env["is_known_type"] = False
+            env["text"] = orjson.dumps(record)[:_TEXT_KEEP].decode("utf-8", "replace")
+        if kind == "response_item" and payload.get("type") not in _BARE_ITEMS:
+            env["is_known_type"] = payload.get("type") in (
+                "ghost_snapshot",
+                "compaction",
+                "tool_search_call",
+                "image_generation_call",
+            )
+        self.batch["raw_events"].add(**env)
+
+    def _envelope(
+        self, line_no: int, kind: str, payload: dict[str, Any], ts: object
+    ) -> dict[str, Any]:
+        return {
+            "file_id": self.file_id,
+            "line_no": line_no,
+            "runtime": "codex",
+            "line_type": kind,
+            "subtype": payload.get("type") if isinstance(payload.get("type"), str) else None,
+            "is_known_type": True,
+            "session_id": self.ctx.get("session_id"),
+            "agent_id": self.ctx.get("agent_id"),
+            "is_sidechain": self.ctx.get("agent_id") is not None,
+            "ts": ts if isinstance(ts, str) else None,
+            "cwd": self.ctx.get("cwd"),
+            "version": self.ctx.get("version"),
+        }
+
+    def _session_meta(self, env: dict[str, Any], payload: dict[str, Any]) -> None:
+        own_id = payload.get("id")
+        parent = _parent_thread(payload.get("source"))
+        # A spawned sub-agent's rollout is an agent run of its parent's session.
+        self.ctx["session_id"] = parent or own_id
+        self.ctx["agent_id"] = own_id if parent else None
+        if isinstance(payload.get("cwd"), str):
+            self.ctx["cwd"] = payload["cwd"]
+        self.ctx["version"] = payload.get("cli_version")
+        env.update(
+            session_id=self.ctx["session_id"],
+            agent_id=self.ctx["agent_id"],
+            is_sidechain=parent is not None,
+            cwd=self.ctx.get("cwd"),
+            version=self.ctx["version"],
+        )
+        if env["ts"] is None and isinstance(payload.get("timestamp"), str):
+            env["ts"] = payload["timestamp"]
+
+    def _item(self, env: dict[str, Any], item: dict[str, Any]) -> None:
+        item_type = item.get("type")
+        if item_type == "message":
+            self._message(env, item)
+        elif item_type in ("function_call", "custom_tool_call", "local_shell_call"):
+            self._call(env, item, item_type)
+        elif item_type in ("function_call_output", "custom_tool_call_output"):
+            self._output(env, item)
+
+    def _message(self, env: dict[str, Any], item: dict[str, Any]) -> None:
+        role = item.get("role")
+        env["role"] = role if isinstance(role, str) else None
+        text = block_text(item.get("content"))
+        if role in ("user", "developer"):
+            env["text"] = text[:_TEXT_KEEP]
+            source = "user" if role == "user" and not text.startswith("<") else "system"
+            self._mentions(env, text, source, None)
+
+    def _call(self, env: dict[str, Any], item: dict[str, Any], item_type: str) -> None:
+        name, args, command = _call_shape(item, item_type)
+        call_id = item.get("call_id") or item.get("id")
+        cwd = args.get("workdir") or args.get("working_directory") or env["cwd"]
+        env["tool_uses"] = 1
+        self.batch["raw_tool_calls"].add(
+            file_id=self.file_id,
+            line_no=env["line_no"],
+            runtime="codex",
+            session_id=env["session_id"],
+            agent_id=env["agent_id"],
+            tool_use_id=call_id,
+            tool_name=name,
+            ts=env["ts"],
+            cwd=cwd,
+            command=command,
+            input_json=orjson.dumps(args)[:_INPUT_KEEP].decode("utf-8", "replace"),
+        )
+        if isinstance(call_id, str) and command:
+            read = readcalls.record_reads(
+                self.batch, self.file_id, call_id, name, args, cwd, command
+            )
+            self.ctx["pending"][call_id] = read or ["", False]
+
+    def _output(self, env: dict[str, Any], item: dict[str, Any]) -> None:
+        call_id = item.get("call_id")
+        raw = item.get("output")
+        text = raw if isinstance(raw, str) else block_text(raw)
+        body, exit_code, duration = parse_output(text)
+        read = self.ctx["pending"].pop(call_id, None) if isinstance(call_id, str) else None
+        style = read[0] if read and read[0] else None
+        summary = summarize(body, style)
+        self.batch["raw_tool_results"].add(
+            file_id=self.file_id,
+            line_no=env["line_no"],
+            runtime="codex",
+            session_id=env["session_id"],
+            agent_id=env["agent_id"],
+            tool_use_id=call_id,
+            ts=env["ts"],
+            is_error=exit_code is not None and exit_code != 0,
+            result_chars=summary.chars,
+            result_lines=summary.lines,
+            text_head=summary.text_head,
+            exit_code=exit_code,
+            duration_s=duration,
+            trunc_chars=summary.trunc_chars,
+            trunc_lines=summary.trunc_lines,
+            is_persisted=False,
+            is_truncated=summary.is_truncated,
+            numbered_first=summary.numbered_first,
+            numbered_last=summary.numbered_last,
+            numbered_count=summary.numbered_count,
+            head_part_lines=summary.head_part_lines,
+            tail_part_lines=summary.tail_part_lines,
+            is_interrupt="aborted" in text[:200],
+            is_rejected="rejected by user" in text[:300],
+        )
+        env["tool_results"] = 1
+        if read and read[1]:
+            self.batch["raw_read_texts"].add(file_id=self.file_id, tool_use_id=call_id, text=body)
+        else:
+            self._mentions(env, body, "tool_result", call_id if isinstance(call_id, str) else None)
+
+    def _mentions(
+        self, env: dict[str, Any], text: str, source: str, tool_use_id: str | None
+    ) -> None:
+        for lesson_id in lesson_ids(text):
+            self.batch["raw_mentions"].add(
+                file_id=self.file_id,
+                line_no=env["line_no"],
+                session_id=env["session_id"],
+                agent_id=env["agent_id"],
+                ts=env["ts"],
+                source=source,
+                tool_use_id=tool_use_id,
+                lesson_id=lesson_id,
+            )
+
+
+def _parent_thread(source: object) -> str | None:
+    if not isinstance(source, dict):
+        return None
+    spawn = (
+        (source.get("subagent") or {}).get("thread_spawn")
+        if isinstance(source.get("subagent"), dict)
+        else None
+    )
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    return parent if isinstance(parent, str) else None
+
+
+def _call_shape(item: dict[str, Any], item_type: str) -> tuple[str, dict[str, Any], str | None]:
+    """Tool name, arguments and shell command of a call item, whatever its era."""
+    if item_type == "local_shell_call":
+        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        return "local_shell_call", action, _command_text(action.get("command"))
+    name = item.get("name") if isinstance(item.get("name"), str) else "<unnamed>"
+    if item_type == "custom_tool_call":
+        patch = item.get("input")
+        return name, {"input": patch if isinstance(patch, str) else None}, None
+    raw = item.get("arguments")
+    try:
+        args = orjson.loads(raw) if isinstance(raw, str) else raw
+    except orjson.JSONDecodeError:
+        args = {"arguments": raw}
+    if not isinstance(args, dict):
+        args = {"arguments": args}
+    command = _command_text(args.get("cmd") if name == "exec_command" else args.get("command"))
+    if name not in readcalls.SHELL_TOOLS:
+        command = None
+    return name, args, command
+
+
+def _command_text(command: object) -> str | None:
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        if (
+            len(command) >= 3
+            and command[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
+            and command[1] in ("-lc", "-c")
+        ):
+            return str(command[2])
+        return shlex.join(command)
+    return None
+
+
+def parse_output(text: str) -> tuple[str, int | None, float | None]:
+    """(output shown to the model, exit code, duration in seconds) of a call output."""
+    if text.startswith("{"):
+        try:
+            doc = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            doc = None
+        if isinstance(doc, dict) and "output" in doc:
+            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            output = doc["output"] if isinstance(doc["output"], str) else ""
+            return (
+                output,
+                _num(meta.get("exit_code"), int),
+                _num(meta.get("duration_seconds"), float),
+            )
+    head, sep, body = text.partition("Output:\n")
+    if not sep:
+        head, body = text[:500], text
+    wall = _WALL.search(head)
+    code = _EXIT.search(head)
+    return (
+        body,
+        int(code.group(1)) if code else None,
+        float(wall.group(1)) if wall else None,
+    )
+
+
+def _num(value: object, kind: type) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return kind(value)

@@ -1,0 +1,103 @@
+"""What a tool result shows: its size, truncation markers, line numbers, lesson ids.
+
+Shared by the Claude Code and Codex parsers. The result text is the evidence of what the model
+saw, so the parsers keep this summary (not the text, except for index reads).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+LESSON_ID = re.compile(r"\bL-\d+\b")
+# ``... [2057 characters truncated] ...`` and ``... [102 lines truncated] ...`` (Claude Code
+# <= 2.0), Codex's ``…N tokens truncated…`` and ``[... omitted N of M lines ...]``
+_MARKER = re.compile(
+    r"\.\.\. \[(\d+) (characters|lines) truncated\] \.\.\."
+    r"|…(\d+) (tokens|chars|characters|lines) truncated…"
+    r"|\[\.\.\. omitted (\d+) of \d+ (lines)[^\]]*\]"
+)
+# Read tool (``     1→text`` or ``     1\ttext``), ``cat -n`` and ``nl -ba`` output
+_NUMBERED = re.compile(r"^ *(\d+)(?:\t|→)", re.M)
+# ``grep -n`` output: ``12:text`` (match) or ``12-text`` (context)
+_GREP_NUMBERED = re.compile(r"^(\d+)[:-]", re.M)
+_RESULT_TEXT_HEAD = 500
+
+
+@dataclass(slots=True)
+class ResultSummary:
+    chars: int
+    lines: int
+    text_head: str
+    trunc_chars: int | None = None
+    trunc_lines: int | None = None
+    is_persisted: bool = False
+    numbered_first: int | None = None
+    numbered_last: int | None = None
+    numbered_count: int | None = None
+    head_part_lines: int | None = None
+    tail_part_lines: int | None = None
+
+    @property
+    def is_truncated(self) -> bool:
+        return self.is_persisted or self.trunc_chars is not None or self.trunc_lines is not None
+
+
+def summarize(text: str, read_style: str | None = None) -> ResultSummary:
+    """Summarise a result; ``read_style`` ('numbered', 'grep', 'plain') when the call is a read."""
+    summary = ResultSummary(
+        chars=len(text), lines=_count_lines(text), text_head=text[:_RESULT_TEXT_HEAD]
+    )
+    if text.startswith("<persisted-output>"):
+        summary.is_persisted = True
+    marker = _MARKER.search(text) if "truncated" in text or "omitted" in text else None
+    if marker is not None:
+        count = int(marker.group(1) or marker.group(3) or marker.group(5))
+        unit = marker.group(2) or marker.group(4) or marker.group(6)
+        if unit == "lines":
+            summary.trunc_lines = count
+        else:
+            summary.trunc_chars = count
+    if read_style is None:
+        return summary
+    if read_style in ("numbered", "grep"):
+        pattern = _NUMBERED if read_style == "numbered" else _GREP_NUMBERED
+        numbers = [int(n) for n in pattern.findall(text)]
+        if numbers:
+            summary.numbered_first = numbers[0]
+            summary.numbered_last = numbers[-1]
+            summary.numbered_count = len(numbers)
+    if marker is not None:
+        summary.head_part_lines = _count_lines(text[: marker.start()].rstrip("\n"))
+        summary.tail_part_lines = _count_lines(text[marker.end() :].strip("\n"))
+    return summary
+
+
+def _count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def lesson_ids(text: str) -> list[str]:
+    """Distinct lesson ids in a text, in order of first appearance."""
+    if "L-" not in text:
+        return []
+    return list(dict.fromkeys(LESSON_ID.findall(text)))
+
+
+def block_text(content: object) -> str:
+    """Text of a message or tool_result ``content``: a string or a list of blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, dict):
+                text = block.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(parts)
+    return ""

@@ -1,0 +1,373 @@
+"""The raw schema, declared once: every table the loader writes, column by column.
+
+Parsers append Python values to per-table column lists; ``frame`` turns them into a Polars
+frame of exactly these types, which DuckDB then takes through Arrow. Staging views in
+``sql/staging`` rename, cast and de-duplicate from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+Str = pl.String
+Int = pl.Int64
+Bool = pl.Boolean
+Ts = pl.Datetime("us", "UTC")
+
+RAW_TABLES: dict[str, dict[str, pl.DataType]] = {
+    # one row per transcript file: what has been consumed, so a re-run reads only new lines
+    "raw_files": {
+        "file_id": Int,
+        "path": Str,
+        "runtime": Str,
+        "file_kind": Str,
+        "size_bytes": Int,
+        "mtime_ns": Int,
+        "consumed_bytes": Int,
+        "consumed_lines": Int,
+        "head_hash": Str,
+        "context_json": Str,
+        "loaded_at": Ts,
+    },
+    "raw_load_errors": {
+        "file_id": Int,
+        "path": Str,
+        "line_no": Int,
+        "reason": Str,
+        "loaded_at": Ts,
+    },
+    # one row per transcript line (conversation and bookkeeping lines alike)
+    "raw_events": {
+        "file_id": Int,
+        "line_no": Int,
+        "runtime": Str,
+        "line_type": Str,
+        "subtype": Str,
+        "is_known_type": Bool,
+        "uuid": Str,
+        "parent_uuid": Str,
+        "session_id": Str,
+        "agent_id": Str,
+        "is_sidechain": Bool,
+        "ts": Ts,
+        "cwd": Str,
+        "version": Str,
+        "message_id": Str,
+        "request_id": Str,
+        "role": Str,
+        "is_meta": Bool,
+        "is_api_error": Bool,
+        "model": Str,
+        "text": Str,
+        "input_tokens": Int,
+        "output_tokens": Int,
+        "cache_creation_tokens": Int,
+        "cache_read_tokens": Int,
+        "tool_uses": Int,
+        "tool_results": Int,
+    },
+    # one row per tool_use block / Codex call item
+    "raw_tool_calls": {
+        "file_id": Int,
+        "line_no": Int,
+        "runtime": Str,
+        "session_id": Str,
+        "agent_id": Str,
+        "uuid": Str,
+        "message_id": Str,
+        "tool_use_id": Str,
+        "tool_name": Str,
+        "ts": Ts,
+        "cwd": Str,
+        "command": Str,
+        "file_path": Str,
+        "read_offset": Int,
+        "read_limit": Int,
+        "prompt_hash": Str,
+        "input_json": Str,
+    },
+    # one row per tool_result block / Codex call output
+    "raw_tool_results": {
+        "file_id": Int,
+        "line_no": Int,
+        "runtime": Str,
+        "session_id": Str,
+        "agent_id": Str,
+        "uuid": Str,
+        "tool_use_id": Str,
+        "ts": Ts,
+        "is_error": Bool,
+        "result_chars": Int,
+        "result_lines": Int,
+        "text_head": Str,
+        "exit_code": Int,
+        "duration_s": pl.Float64,
+        "trunc_chars": Int,
+        "trunc_lines": Int,
+        "is_persisted": Bool,
+        "is_truncated": Bool,
+        "numbered_first": Int,
+        "numbered_last": Int,
+        "numbered_count": Int,
+        "head_part_lines": Int,
+        "tail_part_lines": Int,
+        "spawned_agent_id": Str,
+        "tur_start_line": Int,
+        "tur_num_lines": Int,
+        "tur_total_lines": Int,
+        "is_interrupt": Bool,
+        "is_rejected": Bool,
+    },
+    # one row per file a call read: the Read tool, or each file of a shell read command
+    "raw_file_reads": {
+        "file_id": Int,
+        "tool_use_id": Str,
+        "read_idx": Int,
+        "path": Str,
+        "method": Str,
+        "range_start": Int,
+        "range_end": Int,
+        "tail_n": Int,
+        "head_n": Int,
+        "is_prefix": Bool,
+        "is_numbered": Bool,
+        "grep_pattern": Str,
+        "grep_flags": Str,
+        "n_files": Int,
+    },
+    # full result text of reads of an INDEX.md: the evidence of which rows were seen
+    "raw_read_texts": {
+        "file_id": Int,
+        "tool_use_id": Str,
+        "text": Str,
+    },
+    # a lesson id seen in a tool result, a user message or a system/hook message
+    "raw_mentions": {
+        "file_id": Int,
+        "line_no": Int,
+        "session_id": Str,
+        "agent_id": Str,
+        "ts": Ts,
+        "source": Str,
+        "tool_use_id": Str,
+        "lesson_id": Str,
+    },
+    # Claude Code 2.1.x subagent sidecars (<sessionId>/subagents/agent-<id>.meta.json)
+    "raw_subagent_meta": {
+        "file_id": Int,
+        "path": Str,
+        "session_id": Str,
+        "agent_id": Str,
+        "agent_type": Str,
+        "description": Str,
+        "tool_use_id": Str,
+    },
+}
+
+# tables whose rows belong to one transcript file (deleted when the file is rewritten)
+FILE_TABLES = [
+    name for name, cols in RAW_TABLES.items() if "file_id" in cols and name != "raw_files"
+]
+
+
+def create_sql(table: str) -> str:
+    cols = ", ".join(f"{name} {_duck_type(dtype)}" for name, dtype in RAW_TABLES[table].items())
+    return f"create table if not exists {table} ({cols})"
+
+
+def _duck_type(dtype: pl.DataType) -> str:
+    if dtype == Str:
+        return "varchar"
+    if dtype == Int:
+        return "bigint"
+    if dtype == Bool:
+        return "boolean"
+    if dtype == pl.Float64:
+        return "double"
+    if isinstance(dtype, pl.Datetime):
+        return "timestamptz"
+    raise TypeError(dtype)
+
+
+class Columns:
+    """Column lists for one raw table, appended row by row by a parser."""
+
+    __slots__ = ("table", "names", "data")
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.names = list(RAW_TABLES[table])
+        self.data: dict[str, list[Any]] = {name: [] for name in self.names}
+
+    def add(self, **row: Any) -> None:
+        data = self.data
+        for name in self.names:
+            data[name].append(row.get(name))
+
+    def __len__(self) -> int:
+        return len(self.data[self.names[0]])
+
+    def frame(self) -> pl.DataFrame:
+        schema = RAW_TABLES[self.table]
+        columns = {}
+        for name, dtype in schema.items():
+            values = self.data[name]
+            if isinstance(dtype, pl.Datetime):
+                columns[name] = pl.Series(name, values, dtype=Str).str.to_datetime(
+                    time_zone="UTC", strict=False, time_unit="us"
+                )
+            else:
+                columns[name] = pl.Series(name, values, dtype=dtype, strict=False)
+        return pl.DataFrame(columns)
+
+
+class Batch:
+    """All rows parsed in one run, table by table."""
+
+    def __init__(self) -> None:
+        self.tables = {name: Columns(name) for name in RAW_TABLES}
+
+    def __getitem__(self, table: str) -> Columns:
+        return self.tables[table]
+
+
+Date = pl.Date
+StrList = pl.List(pl.String)
+
+# bases are re-read whole each time they change; one raw table per BaseSnapshot attribute
+BASE_TABLES: dict[str, dict[str, pl.DataType]] = {
+    "raw_bases": {
+        "base_path": Str,
+        "project_dir": Str,
+        "repo_root": Str,
+        "is_git": Bool,
+        "head_commit": Str,
+        "fingerprint": Str,
+    },
+    "raw_lessons": {
+        "base_path": Str,
+        "lesson_id": Str,
+        "file_path": Str,
+        "status": Str,
+        "addressee": StrList,
+        "triggers": StrList,
+        "scope": Str,
+        "target": Str,
+        "lesson_class": Str,
+        "created": Date,
+        "ritual": Str,
+        "evidence_hits": Int,
+        "evidence_helped": Bool,
+        "rule": Str,
+        "body_bytes": Int,
+        "journal_bytes": Int,
+        "journal_lines": Int,
+        "first_commit_at": Ts,
+        "last_commit_at": Ts,
+        "front_matter_ok": Bool,
+    },
+    "raw_hits": {
+        "base_path": Str,
+        "lesson_id": Str,
+        "file_path": Str,
+        "line_no": Int,
+        "hit_date": Date,
+        "where_": Str,
+        "what": Str,
+        "caught": Str,
+        "recalled": Str,
+        "defect": Str,
+        "session_id": Str,
+        "commit": Str,
+        "ts": Ts,
+        "extra": Str,
+        "is_hit": Bool,
+        "parse_ok": Bool,
+        "raw": Str,
+    },
+    "raw_lesson_versions": {
+        "base_path": Str,
+        "lesson_id": Str,
+        "file_path": Str,
+        "commit": Str,
+        "committed_at": Ts,
+        "body_bytes": Int,
+        "journal_bytes": Int,
+        "hits": Int,
+    },
+    "raw_index_versions": {
+        "base_path": Str,
+        "version_id": Str,
+        "committed_at": Ts,
+        "text": Str,
+        "bytes": Int,
+        "n_lines": Int,
+        "active_heading_line": Int,
+        "candidates_heading_line": Int,
+        "first_heading_line": Int,
+        "marker_count": Int,
+    },
+    "raw_index_rows": {
+        "base_path": Str,
+        "version_id": Str,
+        "section": Str,
+        "line_no": Int,
+        "lesson_id": Str,
+        "addressee": Str,
+        "triggers": Str,
+        "target": Str,
+        "line_text": Str,
+    },
+    "raw_index_sections": {
+        "base_path": Str,
+        "version_id": Str,
+        "section": Str,
+        "heading_line": Int,
+        "first_line": Int,
+        "last_line": Int,
+    },
+    "raw_quarantine": {
+        "base_path": Str,
+        "line_no": Int,
+        "obs_date": Date,
+        "signal": Str,
+        "session_id": Str,
+        "mechanism": Str,
+        "seen": Int,
+        "raw": Str,
+    },
+    "raw_retired": {
+        "base_path": Str,
+        "line_no": Int,
+        "lesson_id": Str,
+        "retired_date": Date,
+        "reason": Str,
+        "where_": Str,
+        "raw": Str,
+    },
+    "raw_base_errors": {
+        "base_path": Str,
+        "file": Str,
+        "line": Int,
+        "reason": Str,
+    },
+    # which bases stand on the path from each working directory seen in a transcript
+    "raw_cwd_bases": {
+        "cwd": Str,
+        "base_path": Str,
+        "depth": Int,
+    },
+}
+
+
+def base_frame(table: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Rows of dicts (python values, datetimes allowed) as a frame of the declared types."""
+    schema = BASE_TABLES[table]
+    data = {name: [row.get(name) for row in rows] for name in schema}
+    return pl.DataFrame(data, schema=schema, strict=False)
+
+
+def empty_base_frame(table: str) -> pl.DataFrame:
+    return pl.DataFrame(schema=BASE_TABLES[table])

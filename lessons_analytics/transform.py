@@ -1,0 +1,23 @@
+"""Build the warehouse layers of ``sql/``: staging views, then intermediate and mart tables.
+
+Each file holds one ``select``; the file name is the object's name. Layers run in order and
+files in name order inside a layer, so a model may use any earlier layer.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from lessons_analytics.sqlfiles import layer_files
+
+
+def build(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """(Re)create every model; returns their names in build order."""
+    built = []
+    for path in layer_files():
+        name = path.stem
+        kind = "view" if path.parent.name == "staging" else "table"
+        body = path.read_text(encoding="utf-8").strip().rstrip(";")
+        con.execute(f"create or replace {kind} {name} as\n{body}")
+        built.append(name)
+    return built

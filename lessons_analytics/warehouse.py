@@ -1,0 +1,98 @@
+"""The DuckDB warehouse file: open it, create the raw tables, write a batch, read states."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import polars as pl
+
+from lessons_analytics.errors import LockBusy, NoWarehouse
+from lessons_analytics.load import FileState
+from lessons_analytics.schema import (
+    BASE_TABLES,
+    FILE_TABLES,
+    RAW_TABLES,
+    Batch,
+    Columns,
+    create_sql,
+    empty_base_frame,
+)
+
+
+def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    if read_only and not path.exists():
+        raise NoWarehouse(f"{path}: no warehouse yet; run `lessons-analytics ingest` first")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise LockBusy(f"{path}: the warehouse is in use by another run ({exc})") from exc
+        raise
+
+
+def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
+    for table in RAW_TABLES:
+        con.execute(create_sql(table))
+    existing = {row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()}
+    for table in BASE_TABLES:
+        if table not in existing:
+            replace_table(con, table, empty_base_frame(table))
+
+
+def file_states(con: duckdb.DuckDBPyConnection) -> dict[str, FileState]:
+    rows = con.execute(
+        "select path, file_id, size_bytes, mtime_ns, consumed_bytes, consumed_lines,"
+        " head_hash, context_json from raw_files"
+    ).fetchall()
+    return {
+        row[0]: FileState(row[1], row[2], row[3], row[4], row[5], row[6], orjson.loads(row[7]))
+        for row in rows
+    }
+
+
+def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
+    """Drop every row of rewritten files before their new rows go in."""
+    if not file_ids:
+        return
+    ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
+    con.register("forget_ids", ids.to_arrow())
+    for table in [*FILE_TABLES]:
+        con.execute(f"delete from {table} where file_id in (select file_id from forget_ids)")
+    con.unregister("forget_ids")
+
+
+def write_batch(con: duckdb.DuckDBPyConnection, batch: Batch) -> None:
+    for name, columns in batch.tables.items():
+        if name != "raw_files" and len(columns):
+            append(con, name, columns.frame())
+
+
+def write_states(con: duckdb.DuckDBPyConnection, states: list[dict[str, Any]]) -> None:
+    if not states:
+        return
+    columns = Columns("raw_files")
+    for state in states:
+        columns.add(**state)
+    frame = columns.frame()
+    con.register("new_states", frame.to_arrow())
+    con.execute("delete from raw_files where file_id in (select file_id from new_states)")
+    con.execute("insert into raw_files select * from new_states")
+    con.unregister("new_states")
+
+
+def append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    con.register("incoming", frame.to_arrow())
+    names = ", ".join(frame.columns)
+    con.execute(f"insert into {table} ({names}) select {names} from incoming")
+    con.unregister("incoming")
+
+
+def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
+    """Bases are re-read whole; their raw tables are replaced each run."""
+    con.register("incoming", frame.to_arrow())
+    con.execute(f"create or replace table {table} as select * from incoming")
+    con.unregister("incoming")

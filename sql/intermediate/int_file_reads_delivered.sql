@@ -1,0 +1,46 @@
+-- int_file_reads_delivered: every file read of a kept agent run, with the delivered range.
+-- Grain: one row per (tool_use_id, read_idx, base_path).
+-- Delivered range, the result text being the evidence when present:
+--   numbered output (Read tool, nl, cat -n, grep -n): the first and last line numbers shown;
+--   plain output of a single-file read: the command's first line plus the lines shown; a
+--   middle truncation marker keeps a head part (here) and a tail part (tail_part_lines);
+--   tail reads and multi-file reads: the command's range (the file length is unknown here;
+--   fct_index_reads clips index reads to the version's length).
+-- range_source says which: 'result' or 'command'.
+with
+
+reads as (
+    select * from int_file_reads_targeted
+),
+
+delivered as (
+    select
+        reads.*,
+        case
+            when not has_result then 'command'
+            when is_numbered and numbered_first is not null and n_files = 1 then 'result'
+            when method = 'read-tool' and tur_start_line is not null then 'result'
+            when n_files = 1 and method not in ('grep', 'tail') and not coalesce(is_persisted, false)
+                and range_start is not null then 'result'
+            else 'command'
+        end as range_source,
+    from reads
+)
+
+select
+    delivered.*,
+    case
+        when range_source = 'command' then range_start
+        when is_numbered and numbered_first is not null then numbered_first
+        when tur_start_line is not null then tur_start_line
+        else range_start
+    end as delivered_from,
+    case
+        when range_source = 'command' then range_end
+        when is_numbered and numbered_first is not null then numbered_last
+        when tur_start_line is not null then tur_start_line + tur_num_lines - 1
+        when head_part_lines is not null then range_start + head_part_lines - 1
+        when range_end is null then range_start + result_lines - 1
+        else least(range_end, range_start + result_lines - 1)
+    end as delivered_to,
+from delivered

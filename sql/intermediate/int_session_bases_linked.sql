@@ -1,0 +1,21 @@
+-- int_session_bases_linked: the bases of each session.
+-- Grain: one row per (session_id, base_path).
+-- A session belongs to every base on the path from any working directory its lines (main
+-- run and subagents) record, so a session that moves into a sub-project gains that base.
+with
+
+session_cwds as (
+    select distinct session_id, cwd from stg_events where session_id is not null and cwd is not null
+    union
+    select distinct session_id, cwd from stg_tool_calls where session_id is not null and cwd is not null
+),
+
+links as (
+    select * from stg_cwd_bases
+)
+
+select distinct
+    session_cwds.session_id,
+    links.base_path,
+from session_cwds
+inner join links using (cwd)

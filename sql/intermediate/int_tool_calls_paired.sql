@@ -1,0 +1,61 @@
+-- int_tool_calls_paired: every call with its result (when one arrived).
+-- Grain: one row per tool call.
+-- duration_s: a duration the runtime recorded itself (Codex wall time, Task/Glob
+-- durationMs) wins; else result timestamp minus call timestamp. No result, no duration.
+with
+
+calls as (
+    select * from stg_tool_calls
+),
+
+results as (
+    select * from stg_tool_results
+)
+
+select
+    calls.session_id,
+    calls.agent_key,
+    calls.session_id || '/' || calls.agent_key as agent_run_id,
+    calls.runtime,
+    calls.tool_use_id,
+    calls.tool_name,
+    calls.ts as called_at,
+    results.ts as result_at,
+    results.tool_use_id is not null as has_result,
+    coalesce(
+        results.duration_s,
+        epoch(results.ts) - epoch(calls.ts)
+    ) as duration_s,
+    coalesce(results.is_error, false) as is_error,
+    results.exit_code,
+    calls.cwd,
+    calls.command,
+    calls.file_path,
+    calls.read_offset,
+    calls.read_limit,
+    calls.prompt_hash,
+    calls.input_json,
+    results.result_chars,
+    results.result_lines,
+    coalesce(results.is_truncated, false) as is_truncated,
+    results.trunc_chars,
+    results.trunc_lines,
+    results.is_persisted,
+    results.numbered_first,
+    results.numbered_last,
+    results.numbered_count,
+    results.head_part_lines,
+    results.tail_part_lines,
+    results.tur_start_line,
+    results.tur_num_lines,
+    results.tur_total_lines,
+    results.spawned_agent_id,
+    results.text_head as result_head,
+    coalesce(results.is_interrupt, false) as is_interrupt,
+    coalesce(results.is_rejected, false) as is_rejected,
+    calls.file_path as transcript_file,
+    calls.line_no as call_line,
+    results.file_path as result_file,
+    results.line_no as result_line,
+from calls
+left join results using (tool_use_id)

@@ -1,0 +1,56 @@
+-- dim_agent_runs: main and subagent runs (warm-ups dropped), linked to the spawning call.
+-- Grain: one row per agent run (session_id, agent_key).
+-- Links, most reliable first: the sidecar's toolUseId, the Task/Agent result's agentId
+-- (structured or the `agentId:` text tail), and for inline sidechains the spawning call
+-- whose prompt equals the run's first user message.
+with
+
+runs as (
+    select * from int_agent_runs_identified where not is_warmup
+),
+
+meta as (
+    select session_id, agent_id, any_value(agent_type) as agent_type,
+        any_value(description) as description, any_value(tool_use_id) as meta_tool_use_id,
+    from stg_subagent_meta
+    group by session_id, agent_id
+),
+
+by_result as (
+    select session_id, spawned_agent_id as agent_id, min(tool_use_id) as result_tool_use_id,
+    from int_tool_calls_paired
+    where spawned_agent_id is not null
+    group by session_id, spawned_agent_id
+),
+
+by_prompt as (
+    select session_id, prompt_hash, min(tool_use_id) as prompt_tool_use_id,
+    from int_tool_calls_paired
+    where prompt_hash is not null
+    group by session_id, prompt_hash
+)
+
+select
+    runs.agent_run_id,
+    runs.session_id,
+    runs.agent_key,
+    runs.agent_id,
+    runs.is_main,
+    runs.runtime,
+    runs.started_at,
+    runs.ended_at,
+    runs.events,
+    runs.cwd,
+    runs.file_path,
+    meta.agent_type,
+    meta.description,
+    case when runs.is_main then null else coalesce(
+        meta.meta_tool_use_id, by_result.result_tool_use_id, by_prompt.prompt_tool_use_id
+    ) end as spawned_by_tool_use_id,
+from runs
+left join meta on meta.session_id = runs.session_id and meta.agent_id = runs.agent_id
+left join by_result on by_result.session_id = runs.session_id and by_result.agent_id = runs.agent_id
+left join by_prompt
+    on by_prompt.session_id = runs.session_id
+    and not runs.is_main
+    and by_prompt.prompt_hash = md5(left(trim(runs.first_user_text, E' \n\t\r'), 200))

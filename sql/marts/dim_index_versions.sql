@@ -1,0 +1,3 @@
+-- dim_index_versions: every committed version of each base's INDEX.md and its layout.
+-- Grain: one row per (base, version).
+select * exclude (text) from stg_index_versions

@@ -1,0 +1,15 @@
+-- dim_session_bases: sessions and the bases they belong to.
+-- Grain: one row per (session, base).
+with
+
+links as (
+    select * from int_session_bases_linked
+),
+
+sessions as (
+    select session_id from fct_sessions
+)
+
+select links.*
+from links
+inner join sessions using (session_id)

@@ -1,0 +1,45 @@
+-- fct_body_reads: reads of lesson body files (main and subagent runs alike).
+-- Grain: one row per (read, base).
+-- chars_delivered: the result's length as the model saw it (line-number prefixes and
+-- truncation markers included) when the result is present, else the body's size at the
+-- time of the read. body_bytes: size of the last committed version at or before the read
+-- (the current file when none). tokens_est = ceil(chars / 4) and large = body over 20480
+-- bytes are the defaults; queries/bodies.sql takes both as parameters.
+with
+
+reads as (
+    select * from fct_file_reads where target = 'lesson'
+),
+
+versions as (
+    select * from stg_lesson_versions
+),
+
+lessons as (
+    select base_path, lesson_id, body_bytes as current_bytes, journal_bytes as current_journal,
+    from stg_lessons
+),
+
+sized as (
+    select
+        reads.*,
+        (select v.body_bytes from versions v
+         where v.base_path = reads.base_path and v.lesson_id = reads.lesson_id
+             and v.committed_at <= reads.called_at
+         order by v.committed_at desc limit 1) as version_bytes,
+        (select v.journal_bytes from versions v
+         where v.base_path = reads.base_path and v.lesson_id = reads.lesson_id
+             and v.committed_at <= reads.called_at
+         order by v.committed_at desc limit 1) as version_journal_bytes,
+    from reads
+)
+
+select
+    sized.*,
+    coalesce(sized.version_bytes, lessons.current_bytes) as body_bytes,
+    coalesce(sized.version_journal_bytes, lessons.current_journal) as journal_bytes,
+    case when sized.has_result then sized.result_chars
+        else coalesce(sized.version_bytes, lessons.current_bytes) end as chars_delivered,
+    strftime(sized.called_at, '%G-W%V') as week,
+from sized
+left join lessons using (base_path, lesson_id)

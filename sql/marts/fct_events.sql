@@ -1,0 +1,18 @@
+-- fct_events: every kept transcript line of a kept agent run (warm-ups dropped).
+-- Grain: one row per transcript line.
+with
+
+events as (
+    select * from stg_events where session_id is not null
+),
+
+runs as (
+    select session_id, agent_key from dim_agent_runs
+)
+
+select
+    events.* exclude (text),
+    events.session_id || '/' || events.agent_key as agent_run_id,
+    events.text,
+from events
+inner join runs using (session_id, agent_key)

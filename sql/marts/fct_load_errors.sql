@@ -1,0 +1,3 @@
+-- fct_load_errors: what the loader could not use, with file:line and reason.
+-- Grain: one row per error.
+select * from stg_load_errors

@@ -1,0 +1,41 @@
+-- fct_messages: conversation messages; streamed assistant pieces merged into one response.
+-- Grain: one row per user/developer message line, and one per assistant response
+-- (message.id, requestId) keeping the usage of the piece with the largest total, as
+-- ccusage does. Codex messages come from response_item lines only.
+with
+
+events as (
+    select * from fct_events
+    where role is not null and (runtime = 'claude' or line_type = 'response_item')
+),
+
+assistant as (
+    select
+        session_id, agent_key, agent_run_id, runtime, 'assistant' as role,
+        coalesce(message_id, file_id::varchar || ':' || line_no::varchar) as message_key,
+        min(ts) as ts,
+        arg_max(model, coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) as model,
+        max(coalesce(input_tokens, 0)) as input_tokens,
+        max(coalesce(output_tokens, 0)) as output_tokens,
+        max(coalesce(cache_creation_tokens, 0)) as cache_creation_tokens,
+        max(coalesce(cache_read_tokens, 0)) as cache_read_tokens,
+        sum(coalesce(tool_uses, 0)) as tool_uses,
+        bool_or(is_api_error or model = '<synthetic>') as is_api_error,
+        count(*) as pieces,
+    from events
+    where role = 'assistant'
+    group by session_id, agent_key, agent_run_id, runtime, message_key, request_id
+),
+
+others as (
+    select
+        session_id, agent_key, agent_run_id, runtime, role,
+        file_id::varchar || ':' || line_no::varchar as message_key,
+        ts, model, 0, 0, 0, 0, 0, is_api_error, 1,
+    from events
+    where role <> 'assistant'
+)
+
+select * from assistant
+union all
+select * from others

@@ -1,0 +1,3 @@
+-- fct_retired: RETIRED.md lines: lesson, date, reason, where the remedy went.
+-- Grain: one row per retired lesson line.
+select * from stg_retired

@@ -1,0 +1,43 @@
+-- fct_sessions: one top-level conversation with all its agent runs.
+-- Grain: one row per session.
+-- active_seconds: the sum of the gaps between consecutive timestamped events of the session
+-- (all its runs together), each gap capped at 300 s (the default cap; queries/cost.sql can
+-- recompute it with another cap).
+with
+
+events as (
+    select session_id, ts from fct_events where ts is not null
+),
+
+gaps as (
+    select
+        session_id,
+        epoch(ts) - epoch(lag(ts) over (partition by session_id order by ts)) as gap_s,
+    from events
+),
+
+active as (
+    select session_id, sum(least(gap_s, 300)) as active_seconds,
+    from gaps
+    group by session_id
+),
+
+runs as (
+    select
+        session_id,
+        any_value(runtime) as runtime,
+        min(started_at) as started_at,
+        max(ended_at) as ended_at,
+        count(*) as agent_runs,
+        count(*) filter (where not is_main) as subagent_runs,
+        arg_min(cwd, started_at) filter (where is_main) as cwd,
+        arg_min(file_path, started_at) filter (where is_main) as file_path,
+    from dim_agent_runs
+    group by session_id
+)
+
+select
+    runs.*,
+    coalesce(active.active_seconds, 0) as active_seconds,
+from runs
+left join active using (session_id)
