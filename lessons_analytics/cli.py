@@ -43,9 +43,12 @@ def main() -> None:
 
 
 def _register() -> None:
+    from lessons_analytics.commands.analyses import COMMANDS
     from lessons_analytics.commands.ingest import ingest_cmd
 
     cli.add_command(ingest_cmd)
+    for command in COMMANDS:
+        cli.add_command(command)
 
 
 _register()

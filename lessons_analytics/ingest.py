@@ -81,9 +81,11 @@ def _run(
         report.files_seen = outcome.files_seen
         report.files_loaded = outcome.files_loaded
         report.lines_loaded = outcome.lines_loaded
-        report.changed = bool(outcome.states) or bases_changed or not _has_marts(con)
+        models = transform.models_fingerprint()
+        report.changed = bool(outcome.states) or bases_changed or _built_with(con) != models
         if report.changed:
             transform.build(con)
+            _record_build(con, models)
         con.commit()
     except BaseException:
         con.rollback()
@@ -92,11 +94,16 @@ def _run(
     return report
 
 
-def _has_marts(con: duckdb.DuckDBPyConnection) -> bool:
-    found = con.execute(
-        "select count(*) from information_schema.tables where table_name = 'fct_tool_calls'"
-    ).fetchone()
-    return bool(found and found[0])
+def _built_with(con: duckdb.DuckDBPyConnection) -> str | None:
+    """Fingerprint of the sql/ models the layers were last built from (None: never built)."""
+    con.execute("create table if not exists meta_build (models varchar, built_at timestamptz)")
+    row = con.execute("select models from meta_build").fetchone()
+    return row[0] if row else None
+
+
+def _record_build(con: duckdb.DuckDBPyConnection, models: str) -> None:
+    con.execute("delete from meta_build")
+    con.execute("insert into meta_build values (?, now())", [models])
 
 
 def _refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> bool:

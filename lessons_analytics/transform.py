@@ -6,6 +6,8 @@ files in name order inside a layer, so a model may use any earlier layer.
 
 from __future__ import annotations
 
+import hashlib
+
 import duckdb
 
 from lessons_analytics.sqlfiles import layer_files
@@ -21,3 +23,12 @@ def build(con: duckdb.DuckDBPyConnection) -> list[str]:
         con.execute(f"create or replace {kind} {name} as\n{body}")
         built.append(name)
     return built
+
+
+def models_fingerprint() -> str:
+    """Changes when any model file changes, so an upgrade rebuilds the layers."""
+    digest = hashlib.blake2b(digest_size=16)
+    for path in layer_files():
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

@@ -27,11 +27,14 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise NoWarehouse(f"{path}: no warehouse yet; run `lessons-analytics ingest` first")
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise LockBusy(f"{path}: the warehouse is in use by another run ({exc})") from exc
         raise
+    # ISO weeks and dates are UTC whatever the machine's zone
+    con.execute("set TimeZone = 'UTC'")
+    return con
 
 
 def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:

@@ -1,0 +1,48 @@
+-- cost_calls: every shell call matching a ritual pattern (metrics.md §5).
+-- Grain: one row per matching call.
+-- Parameters: $pattern (RE2 regex), $bases (list or null: only sessions of these bases;
+-- null = every session, with or without a base), $since, $until (call time).
+-- Choices: a call matches when the pattern matches the whole command or one of its simple
+-- commands (split on &&, ||, ;, | and newlines), so `cd repo && git commit` matches
+-- `^git commit`. duration_s: the runtime's own recorded duration wins, else result time -
+-- call time; a call without a result is listed with timed = false.
+with
+
+calls as (
+    select * from fct_tool_calls
+    where command is not null
+        and ($since is null or called_at >= $since)
+        and ($until is null or called_at < $until)
+        and (regexp_matches(command, $pattern)
+            or len(list_filter(
+                regexp_split_to_array(command, '\s*(&&|\|\||;|\||\n)\s*'),
+                lambda part: regexp_matches(part, $pattern)
+            )) > 0)
+),
+
+scoped as (
+    select calls.*
+    from calls
+    where $bases is null or exists (
+        select 1 from dim_session_bases links
+        where links.session_id = calls.session_id and list_contains($bases, links.base_path)
+    )
+)
+
+select
+    session_id,
+    agent_run_id,
+    tool_use_id,
+    tool_name,
+    called_at,
+    result_at,
+    strftime(called_at, '%G-W%V') as week,
+    command,
+    has_result and duration_s is not null as timed,
+    duration_s,
+    exit_code,
+    is_error,
+    transcript_file,
+    call_line,
+from scoped
+order by called_at, tool_use_id

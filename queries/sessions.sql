@@ -1,0 +1,10 @@
+-- sessions: the sessions of the warehouse with their bases.
+-- Grain: one row per session. Parameters: $since, $until (session start).
+select
+    sessions.*,
+    (select list(base_path order by base_path) from dim_session_bases links
+     where links.session_id = sessions.session_id) as bases,
+from fct_sessions sessions
+where ($since is null or started_at >= $since)
+    and ($until is null or started_at < $until)
+order by started_at
