@@ -19,10 +19,12 @@ Choices:
   is "head", ``nl F | sed -n 5,9p`` is "sed"), but once grep filtered, the method stays
   "grep": what follows are matches, not file lines.
 * Ranges compose through head, tail, ``sed -n 'A,Bp'`` / ``Nq`` / ``1,Nd`` and awk ``NR``
-  filters: ``head -100 F | tail -20`` is 81..100.  start, end and tail_n all None means the
-  range is unknown (bytes with ``-c``, ``sed -f``, ``awk -f``).  Reads that keep a subset of
-  their range (grep, regex addresses, several sed ranges) keep the range they scanned and
-  are never prefix reads.  An empty range (``head -n 0``) is no read.
+  filters: ``head -100 F | tail -20`` is 81..100 (method "tail").  A filter after several
+  files (``cat A B | head -5``) is applied to each of them: an upper bound.  start, end
+  and tail_n all None means the range is unknown (bytes with ``-c``, ``sed -f``,
+  ``awk -f``).  Reads that keep a subset of their range (grep, regex addresses, several
+  sed ranges) keep the range they scanned and are never prefix reads.  An empty range
+  (``head -n 0``) is no read.
 * Not reads: ``grep -l/-L/-c/-q``, ``rg -l/-c/--files``, ``sed -i``, awk with no per-line
   print, heredocs, here-strings, and all non-reading programs.
 * Paths decided at run time (``$VAR`` other than ``$HOME``/``$PWD``, ``$(...)``, backticks,
@@ -32,7 +34,9 @@ Choices:
 * ``grep -r`` and ``rg`` with no path, first in a pipeline, read the working directory.
 * ``grep -e A -e B`` has the pattern ``"A\\nB"``, grep's own syntax for a pattern list.
 * ``n_files`` counts the reads of the whole command: all of them share one tool result.
-* Reads inside ``$(...)`` are ignored; ``bash -c``, ``sh -c`` and ``eval`` strings are parsed.
+* Reads inside ``$(...)`` are ignored; ``bash -c``, ``sh -c`` and ``eval`` strings are parsed;
+  assignments and wrappers (sudo, env, command, time, nice, timeout, nohup, exec, stdbuf)
+  are skipped.  Broken syntax (an unclosed quote runs to the end) gives a best effort.
 """
 
 from __future__ import annotations
@@ -72,7 +76,7 @@ def parse_reads(command: str, cwd: str | None, home: str | None = None) -> list[
 
 # Most shell calls read nothing; this skips tokenizing them.
 _PRECHECK = re.compile(
-    r"\b(?:cat|head|tail|sed|grep|egrep|fgrep|rg|nl|less|more|awk|gawk|bat|batcat)\b"
+    r"\b(?:cat|head|tail|g?sed|grep|egrep|fgrep|rg|nl|less|more|awk|gawk|bat|batcat)\b"
 )
 
 
@@ -421,7 +425,10 @@ _Opts = list[tuple[str, str]]
 
 
 def _getopt(
-    args: Sequence[_Word], with_arg: str, long_arg: frozenset[str] = frozenset(), numeric: bool = False
+    args: Sequence[_Word],
+    with_arg: str,
+    long_arg: frozenset[str] = frozenset(),
+    numeric: bool = False,
 ) -> tuple[_Opts, list[_Word]]:
     """GNU-style options (clustered, attached values, permuted); ``-N``/``+N`` as ``-#``."""
     opts: _Opts = []
@@ -473,7 +480,19 @@ def _head_tail(args: Sequence[_Word], tail: bool) -> _Prog:
 
 
 _SED_ADDR = r"(\d+|\$|/(?:[^/\\]|\\.)*/|\\(.)(?:(?!\2).)*\2)"
-_SED_CMD = re.compile(rf"\s*(?:{_SED_ADDR}(?:\s*,\s*(\+?\d+|\$|/(?:[^/\\]|\\.)*/))?)?\s*(!?)\s*(.?)")
+_SED_ADDR2 = r"(\+?\d+|\$|/(?:[^/\\]|\\.)*/)"
+_SED_CMD = re.compile(rf"\s*(?:{_SED_ADDR}(?:\s*,\s*{_SED_ADDR2})?)?\s*(!?)\s*(.?)")
+
+
+_Range = tuple[int | None, int | None, bool]  # first (None = $), last, exact
+# Anchored after a separator: unanchored, a long script without "{" costs quadratic time.
+_SED_BLOCK = re.compile(r"(?:^|(?<=[;\n]))([^;{}\n]*)\{([^{}]*)\}")
+
+
+def _sed_unblock(m: re.Match[str]) -> str:
+    # Commands of ``A,B{...}`` act on A..B: give them the block's address.
+    inner = (c.strip() for c in m[2].replace("\n", ";").split(";"))
+    return ";".join(c if c[:1] in "0123456789$/\\" else m[1] + c for c in inner if c)
 
 
 def _sed_addr(part: str) -> tuple[int | None, int | None, bool, str]:
@@ -499,8 +518,9 @@ def _sed_addr(part: str) -> tuple[int | None, int | None, bool, str]:
 
 
 def _sed_sel(script: str, quiet: bool) -> _Sel | None:
-    printed: list[tuple[int | None, int | None, bool]] = []
+    printed: list[_Range] = []
     start, cap, filtered = 1, None, False
+    script = _SED_BLOCK.sub(_sed_unblock, script)
     for part in re.split(r"[;\n{}]", script):
         if not part.strip():
             continue
@@ -520,7 +540,7 @@ def _sed_sel(script: str, quiet: bool) -> _Sel | None:
     return _Sel(start, cap, None, filtered)
 
 
-def _sed_printed(printed: list[tuple[int | None, int | None, bool]], cap: int | None) -> _Sel | None:
+def _sed_printed(printed: list[_Range], cap: int | None) -> _Sel | None:
     if not printed:
         return None
     if len(printed) == 1 and printed[0][0] is None:
@@ -590,3 +610,371 @@ def _awk(args: Sequence[_Word]) -> _Prog | None:
         return _Prog("other", _UNKNOWN, tuple(operands))
     sel = _awk_sel(operands[0].text) if operands else None
     return None if sel is None else _Prog("other", sel, tuple(operands[1:]))
+
+
+def _bat(args: Sequence[_Word]) -> _Prog:
+    opts, files = _getopt(args, "lHrm", frozenset({"--line-range", "--language", "--style"}))
+    numbered = any(n in ("-n", "--number") or (n == "--style" and "numbers" in v) for n, v in opts)
+    ranges = [re.fullmatch(r"(\d*):(\d*)|(\d+)", v) for n, v in opts if n in ("-r", "--line-range")]
+    sel = _ALL
+    if len(ranges) == 1 and (m := ranges[0]):
+        lo = _int(m[1] or m[3] or "1") or 1
+        sel = _Sel(lo, lo if m[3] else _int(m[2] or ""))
+    elif ranges:
+        sel = _Sel(1, None, None, True)
+    return _Prog("other", sel, tuple(files), numbered)
+
+
+def _viewer(method: str, with_arg: str, numbered_by: frozenset[str] | None) -> _Handler:
+    def handler(args: Sequence[_Word]) -> _Prog:
+        opts, files = _getopt(args, with_arg)
+        numbered = numbered_by is None or any(n in numbered_by for n, _ in opts)
+        # less/more take +N / +/pattern as commands, not files
+        kept = tuple(f for f in files if not f.text.startswith("+"))
+        return _Prog(method, _ALL, kept, numbered)
+
+    return handler
+
+
+def _names(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_GREP_FLAGS = {
+    "i": ("-i", "-y", "--ignore-case"),
+    "n": ("-n", "--line-number"),
+    "E": ("-E", "--extended-regexp"),
+    "F": ("-F", "--fixed-strings"),
+    "v": ("-v", "--invert-match"),
+    "w": ("-w", "--word-regexp"),
+}
+_GREP_SILENT = frozenset(
+    {"-l", "-L", "-c", "-q", "--files-with-matches", "--files-without-match", "--count"}
+    | {"--quiet", "--silent"}
+)
+_GREP_LONG = _names(
+    "--regexp --file --max-count --after-context --before-context --context --include "
+    "--exclude --exclude-dir --exclude-from --label --binary-files --devices "
+    "--directories --group-separator"
+)
+_RG_SILENT = _names(
+    "-l -c -q --files --files-with-matches --files-without-match --count "
+    "--count-matches --quiet --type-list --help --version"
+)
+_RG_LONG = _names(
+    "--regexp --file --glob --iglob --type --type-not --type-add --type-clear "
+    "--max-count --context --after-context --before-context --encoding --threads "
+    "--max-columns --replace --max-depth --max-filesize --color --colors --sort "
+    "--sortr --path-separator --engine --context-separator --field-match-separator "
+    "--field-context-separator --pre --pre-glob --ignore-file --dfa-size-limit "
+    "--regex-size-limit --hyperlink-format --generate"
+)
+
+
+def _grep_prog(opts: _Opts, operands: list[_Word], implied: str, rg: bool) -> _Prog | None:
+    names = {n for n, _ in opts}
+    if names & (_RG_SILENT if rg else _GREP_SILENT):
+        return None
+    patterns = [v for n, v in opts if n in ("-e", "--regexp")]
+    if not patterns and not names & {"-f", "--file"}:
+        if not operands:
+            return None
+        patterns, operands = [operands[0].text], operands[1:]
+    flags = "".join(
+        ch
+        for ch, spellings in _GREP_FLAGS.items()
+        if ch in implied or names.intersection(s for s in spellings if not (rg and s == "-E"))
+    )
+    if rg and names & {"-N", "--no-line-number"}:
+        flags = flags.replace("n", "")
+    recursive = rg or bool(names & {"-r", "-R", "--recursive", "--dereference-recursive"})
+    pattern = "\n".join(patterns) if patterns else None
+    sel = _Sel(1, None, None, True)
+    return _Prog("grep", sel, tuple(operands), "n" in flags, pattern, flags, recursive)
+
+
+def _grep(implied: str) -> _Handler:
+    def handler(args: Sequence[_Word]) -> _Prog | None:
+        opts, operands = _getopt(args, "efmABCdD", _GREP_LONG, numeric=True)
+        return _grep_prog(opts, operands, implied, rg=False)
+
+    return handler
+
+
+def _rg(args: Sequence[_Word]) -> _Prog | None:
+    opts, operands = _getopt(args, "efgtTmABCEjMrd", _RG_LONG)
+    return _grep_prog(opts, operands, "", rg=True)
+
+
+_Handler = Callable[[Sequence[_Word]], "_Prog | None"]
+_CAT_NUMBERED = frozenset({"-n", "-b", "--number", "--number-nonblank"})
+_HANDLERS: dict[str, _Handler] = {
+    "cat": _viewer("cat", "", _CAT_NUMBERED),
+    "nl": _viewer("other", "bdfhilnsvw", None),
+    "less": _viewer("other", "bhjkoOpPtTxyz#", frozenset({"-N", "--LINE-NUMBERS"})),
+    "more": _viewer("other", "n", frozenset()),
+    "head": lambda args: _head_tail(args, tail=False),
+    "tail": lambda args: _head_tail(args, tail=True),
+    "sed": _sed,
+    "gsed": _sed,
+    "awk": _awk,
+    "gawk": _awk,
+    "grep": _grep(""),
+    "egrep": _grep("E"),
+    "fgrep": _grep("F"),
+    "rg": _rg,
+    "bat": _bat,
+    "batcat": _bat,
+}
+# Lines go through these unchanged, near enough for "which file lines did the model see".
+_PASSTHROUGH = _names("tee sort uniq cut tr column fold fmt expand unexpand tac rev pr iconv ts")
+
+
+# --- abstract evaluation -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    path: str
+    method: str  # "" until a reading program names it (a read through ``< F``)
+    sel: _Sel
+    numbered: bool = False
+    pattern: str | None = None
+    flags: str = ""
+
+
+@dataclass(slots=True)
+class _State:
+    cwd: str | None
+    home: str | None
+    prev: str | None = None
+    stack: list[str | None] = field(default_factory=list)
+    depth: int = 0
+
+    def fork(self) -> _State:
+        return _State(self.cwd, self.home, self.prev, list(self.stack), self.depth)
+
+
+_MAX_DEPTH = 8
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_RESERVED = _names("{ } ! if then else elif fi do done while until esac")
+# wrapper -> its short options that take a value
+_WRAPPERS = {
+    "sudo": "ugCDhprtU",
+    "command": "",
+    "builtin": "",
+    "time": "fo",
+    "nice": "n",
+    "nohup": "",
+    "exec": "a",
+    "stdbuf": "ioe",
+    "timeout": "sk",
+    "env": "uCS",
+}
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+
+
+def _eval_source(source: str, st: _State) -> list[_Read]:
+    if st.depth > _MAX_DEPTH:
+        return []
+    st.depth += 1
+    return _eval_list(_Parser(_tokenize(source)).parse_list(None, 0), st)
+
+
+def _eval_list(pipelines: list[list[_Cmd]], st: _State) -> list[_Read]:
+    # Every pipeline of a list writes to the same stdout, whatever ; && || decide.
+    return [r for stages in pipelines for r in _eval_pipeline(stages, st)]
+
+
+def _eval_pipeline(stages: list[_Cmd], st: _State) -> list[_Read]:
+    stream: list[_Read] = []
+    for k, cmd in enumerate(stages):
+        # Stages of a real pipeline run in subshells: a cd there does not last.
+        stream = _eval_stage(cmd, stream, st.fork() if len(stages) > 1 else st, k == 0)
+    return stream
+
+
+def _eval_stage(cmd: _Cmd, stream: list[_Read], st: _State, first: bool) -> list[_Read]:
+    stdin = _stdin(cmd.redirs, st)
+    if stdin is not None:
+        stream, first = stdin, False
+    if cmd.body is not None:
+        out = _eval_list(cmd.body, st.fork() if cmd.subshell else st)
+    else:
+        out = _eval_simple(cmd.words, stream, st, first)
+    return [] if _stdout_hidden(cmd.redirs) else out
+
+
+def _stdin(redirs: list[tuple[_Redir, _Word | None]], st: _State) -> list[_Read] | None:
+    stdin: list[_Read] | None = None
+    for redir, target in redirs:
+        if redir.op in ("<<", "<<-", "<<<"):
+            stdin = []
+        elif redir.op == "<" and redir.fd in (None, 0) and target is not None:
+            path = _resolve(target, st)
+            stdin = [_Read(path, "", _ALL)] if path else []
+    return stdin
+
+
+_VISIBLE = frozenset({"/dev/stdout", "/dev/stderr", "/dev/tty"})
+
+
+def _stdout_hidden(redirs: list[tuple[_Redir, _Word | None]]) -> bool:
+    for redir, target in redirs:
+        dest = target.text if target else ""
+        if redir.op in ("&>", "&>>") and dest not in _VISIBLE:
+            return True
+        to_file = redir.op in (">", ">>", ">|") or (redir.op == ">&" and not dest.isdigit())
+        if to_file and redir.fd in (None, 1) and dest not in _VISIBLE:
+            return True
+    return False
+
+
+def _eval_simple(words: list[_Word], stream: list[_Read], st: _State, first: bool) -> list[_Read]:
+    args = _strip_prefix(words)
+    if not args or args[0].expands:
+        return []
+    name, args = posixpath.basename(args[0].text), args[1:]
+    if name in ("cd", "pushd", "popd"):
+        _chdir(name, args, st)
+        return []
+    if name in _SHELLS:
+        return _eval_shell(args, st)
+    if name == "eval":
+        return _eval_source(" ".join(w.text for w in args), st)
+    if name in _PASSTHROUGH:
+        return stream
+    handler = _HANDLERS.get(name)
+    prog = handler(args) if handler else None
+    return [] if prog is None else _run(prog, stream, st, first)
+
+
+def _strip_prefix(words: list[_Word]) -> list[_Word]:
+    """Drop assignments, reserved words and wrappers (sudo, env, time ...) before the command."""
+    args: list[_Word] | None = words
+    while args:
+        head = args[0].text
+        if _ASSIGN.match(head) or head in _RESERVED:
+            args = args[1:]
+        elif head in _WRAPPERS:
+            args = _strip_wrapper(head, args[1:])
+        else:
+            return args
+    return []
+
+
+def _strip_wrapper(name: str, args: list[_Word]) -> list[_Word] | None:
+    i, with_arg = 0, _WRAPPERS[name]
+    while i < len(args) and args[i].text.startswith("-") and args[i].text != "-":
+        t = args[i].text
+        i += 1
+        if t == "--":
+            break
+        if name == "command" and t in ("-v", "-V"):
+            return None  # only looks the command up
+        if len(t) == 2 and t[1] in with_arg:
+            i += 1
+    return args[i + 1 :] if name == "timeout" else args[i:]
+
+
+def _eval_shell(args: list[_Word], st: _State) -> list[_Read]:
+    i = 0
+    while i < len(args) and args[i].text.startswith(("-", "+")):
+        t = args[i].text
+        i += 1
+        if not t.startswith("--") and "c" in t[1:]:
+            return _eval_source(args[i].text, st.fork()) if i < len(args) else []
+        if t[1:] in ("o", "O"):
+            i += 1  # -o pipefail
+    return []  # a script file, or stdin: nothing we can see
+
+
+def _chdir(name: str, args: list[_Word], st: _State) -> None:
+    if name == "popd":
+        if st.stack:
+            st.cwd = st.stack.pop()
+        return
+    dirs = [a for a in args if not (a.text.startswith("-") and a.text != "-")]
+    new: str | None
+    if not dirs:
+        new = st.home or "~"
+    elif dirs[0].text == "-":
+        new = st.prev
+    else:
+        new = _resolve(dirs[0], st)
+    if name == "pushd":
+        st.stack.append(st.cwd)
+    st.prev, st.cwd = st.cwd, new
+
+
+_HOME_VAR = re.compile(r"\$(?:HOME\b|\{HOME\})")
+_PWD_VAR = re.compile(r"\$(?:PWD\b|\{PWD\})")
+
+
+def _resolve(word: _Word, st: _State) -> str | None:
+    """Absolute normalized path of a file operand, or None when the shell decides it later."""
+    text = word.text
+    if word.expands:
+        if st.home:
+            text = _HOME_VAR.sub(st.home, text)
+        if st.cwd:
+            text = _PWD_VAR.sub(st.cwd, text)
+        if "$" in text or "`" in text:
+            return None
+    if word.glob or not text or text.startswith("/dev/"):
+        return None
+    if word.tilde:
+        if text != "~" and not text.startswith("~/"):
+            return None  # ~user: someone else's home
+        if st.home is None:
+            return posixpath.normpath(text)
+        text = st.home + text[1:]
+    if not text.startswith("/"):
+        if st.cwd is None:
+            return None
+        text = posixpath.join(st.cwd, text)
+    return posixpath.normpath(text)
+
+
+def _run(prog: _Prog, stream: list[_Read], st: _State, first: bool) -> list[_Read]:
+    if prog.files:
+        inputs: list[_Read] = []
+        for w in prog.files:
+            if w.text == "-":
+                inputs.extend(stream)
+            elif path := _resolve(w, st):
+                inputs.append(_Read(path, "", _ALL))
+    elif prog.default_dir and first:
+        inputs = [_Read(st.cwd, "", _ALL)] if st.cwd else []
+    else:
+        inputs = stream
+    return [out for r in inputs if (out := _filter(r, prog)) is not None]
+
+
+def _filter(r: _Read, prog: _Prog) -> _Read | None:
+    sel = _compose(r.sel, prog.sel)
+    if sel is None:
+        return None
+    if r.method == "grep":
+        return replace(r, sel=sel, numbered=r.numbered or prog.numbered)
+    method = prog.method if (prog.sel != _ALL or not r.method) else r.method
+    return _Read(r.path, method, sel, r.numbered or prog.numbered, prog.pattern, prog.flags)
+
+
+def _public(r: _Read, n_files: int) -> ShellRead:
+    s = r.sel
+    is_prefix = s.start == 1 and not s.filtered
+    head_n = s.end if r.method == "head" and is_prefix else None
+    return ShellRead(
+        path=r.path,
+        method=r.method or "other",
+        start=s.start,
+        end=s.end,
+        tail_n=s.tail_n,
+        head_n=head_n,
+        is_prefix=is_prefix,
+        numbered=r.numbered,
+        grep_pattern=r.pattern,
+        grep_flags=r.flags,
+        n_files=n_files,
+    )
