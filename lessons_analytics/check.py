@@ -1,0 +1,140 @@
+"""``check``: the INDEX.md layout rules of lesson-base.md, from the base's files alone.
+
+Rule names are stable (the judge and the tests match on them):
+``index-missing``, ``active-heading-line``, ``no-quarantine``, ``index-size``,
+``active-without-row``, ``row-without-file``, ``marker-count``, ``marker-position``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from lessons_analytics.bases import (
+    LESSON_NAME,
+    IndexDoc,
+    lesson_paths,
+    parse_index,
+    read_lesson,
+    read_text,
+    resolve_base,
+)
+
+DEFAULTS: dict[str, Any] = {"active_heading_max_line": 15, "index_max_bytes": 16384}
+RULES = (
+    "index-missing",
+    "active-heading-line",
+    "no-quarantine",
+    "index-size",
+    "active-without-row",
+    "row-without-file",
+    "marker-count",
+    "marker-position",
+)
+# Quarantine content is either a quarantine section or an observation line (signal/seen keys).
+_QUARANTINE_HEADING = re.compile(r"^#+\s*(quarantine|карантин)", re.IGNORECASE)
+_OBSERVATION = re.compile(r"^\s*[-*|]\s*\d{4}-\d{2}-\d{2}.*\b(signal|seen)\s*:", re.IGNORECASE)
+
+
+@dataclass(frozen=True, order=True)
+class Failure:
+    """One broken layout rule, printed as ``file:line: rule: message``."""
+
+    file: str
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.rule}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_base(base_path: str | Path, config: dict[str, Any] | None = None) -> list[Failure]:
+    """Every layout failure of the base's current INDEX.md, sorted by file and line.
+
+    ``base_path`` is the LESSONS folder or the project holding it (else ``BaseNotFound``).
+    ``config`` may override the keys of ``DEFAULTS``; unknown keys are ignored.
+    """
+    base = resolve_base(base_path)
+    settings = {**DEFAULTS, **(config or {})}
+    index_path = base / "INDEX.md"
+    if not index_path.is_file():
+        return [Failure(str(index_path), 0, "index-missing", "the base has no INDEX.md")]
+    text, _ = read_text(index_path)
+    index = parse_index(text)
+    name = str(index_path)
+    failures = [
+        *_active_heading(name, index, int(settings["active_heading_max_line"])),
+        *_no_quarantine(name, index),
+        *_index_size(name, text, int(settings["index_max_bytes"])),
+        *_rows_and_files(base, name, index),
+        *_markers(name, index),
+    ]
+    return sorted(failures)
+
+
+def _active_heading(name: str, index: IndexDoc, max_line: int) -> list[Failure]:
+    line = index.heading_line("active")
+    if line is None:
+        return [Failure(name, 1, "active-heading-line", "no '## Active' (## Действующие) heading")]
+    if line > max_line:
+        message = f"'## Active' heading at line {line}, must be at line {max_line} or above"
+        return [Failure(name, line, "active-heading-line", message)]
+    return []
+
+
+def _no_quarantine(name: str, index: IndexDoc) -> list[Failure]:
+    failures = []
+    for number, line in enumerate(index.lines, 1):
+        if _QUARANTINE_HEADING.match(line) or _OBSERVATION.match(line):
+            message = "quarantine content in the index: it belongs in QUARANTINE.md"
+            failures.append(Failure(name, number, "no-quarantine", message))
+    return failures
+
+
+def _index_size(name: str, text: str, max_bytes: int) -> list[Failure]:
+    size = len(text.encode("utf-8"))
+    if size <= max_bytes:
+        return []
+    return [Failure(name, 1, "index-size", f"INDEX.md is {size} bytes, limit {max_bytes}")]
+
+
+def _rows_and_files(base: Path, name: str, index: IndexDoc) -> list[Failure]:
+    docs = [read_lesson(path) for path in lesson_paths(base)]
+    # A lesson with broken front matter is known by the id in its file name.
+    known = {doc.lesson_id for doc in docs} | {_name_id(doc.path) for doc in docs}
+    active_rows = {row["lesson_id"] for row in index.rows if row["section"] == "active"}
+    heading = index.heading_line("active") or 1
+    failures = []
+    for doc in docs:
+        if str(doc.meta.get("status", "")).strip() == "active" and doc.lesson_id not in active_rows:
+            message = f"active lesson {doc.lesson_id} ({doc.path.name}) has no row under ## Active"
+            failures.append(Failure(name, heading, "active-without-row", message))
+    for row in index.rows:
+        if row["lesson_id"] not in known:
+            message = f"row {row['lesson_id']} ({row['section']}) has no lesson file in the base"
+            failures.append(Failure(name, row["line_no"], "row-without-file", message))
+    return failures
+
+
+def _name_id(path: Path) -> str:
+    match = LESSON_NAME.match(path.name)
+    return match.group(1) if match else path.stem
+
+
+def _markers(name: str, index: IndexDoc) -> list[Failure]:
+    failures = []
+    for extra in index.markers[1:]:
+        message = f"{len(index.markers)} sleep markers, at most one is allowed"
+        failures.append(Failure(name, extra, "marker-count", message))
+    first_heading = index.first_heading_line
+    for line in index.markers:
+        if first_heading is not None and line > first_heading:
+            message = f"sleep marker below the first '##' heading (line {first_heading})"
+            failures.append(Failure(name, line, "marker-position", message))
+    return failures
