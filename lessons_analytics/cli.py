@@ -7,6 +7,8 @@ from pathlib import Path
 import click
 
 from lessons_analytics import __version__
+from lessons_analytics.config import load_config
+from lessons_analytics.errors import ConfigError
 from lessons_analytics.options import AppContext
 from lessons_analytics.paths import CONFIG_NAME, default_db_path
 
@@ -33,8 +35,15 @@ def cli(ctx: click.Context, db_path: Path | None, config_path: Path | None, quie
     """Measure whether the lessons given to AI coding agents actually work."""
     if config_path is None and Path(CONFIG_NAME).is_file():
         config_path = Path(CONFIG_NAME)
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
     ctx.obj = AppContext(
-        db_path=db_path or default_db_path(), config_path=config_path, quiet=quiet
+        db_path=db_path or config.warehouse or default_db_path(),
+        config_path=config_path,
+        quiet=quiet,
+        config=config.raw,
     )
 
 
@@ -45,9 +54,10 @@ def main() -> None:
 def _register() -> None:
     from lessons_analytics.commands.analyses import COMMANDS
     from lessons_analytics.commands.ingest import ingest_cmd
+    from lessons_analytics.commands.judge import cards_cmd, check_cmd, lint_cmd
+    from lessons_analytics.commands.stats import stats_cmd
 
-    cli.add_command(ingest_cmd)
-    for command in COMMANDS:
+    for command in [ingest_cmd, *COMMANDS, check_cmd, lint_cmd, stats_cmd, cards_cmd]:
         cli.add_command(command)
 
 

@@ -82,7 +82,8 @@ def _run(
         report.files_loaded = outcome.files_loaded
         report.lines_loaded = outcome.lines_loaded
         models = transform.models_fingerprint()
-        report.changed = bool(outcome.states) or bases_changed or _built_with(con) != models
+        built_with = _built_with(con)
+        report.changed = bool(outcome.states) or bases_changed or built_with != models
         if report.changed:
             transform.build(con)
             _record_build(con, models)

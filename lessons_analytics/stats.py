@@ -1,0 +1,316 @@
+"""The judge's sleep signs (metrics.md §6) for one base, and the sleep marker line.
+
+Signs that need transcripts (recalled-but-failed, never-recalled, costly-ritual,
+costly-body) come from the warehouse when one is given; without it they are reported with
+``value`` null and never fire. The others work from the base alone.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from lessons_analytics import metrics
+from lessons_analytics.bases import BaseSnapshot, load_base
+from lessons_analytics.check import check_base
+from lessons_analytics.config import THRESHOLDS
+
+BASE_LEVEL = ("candidates-without-verdict", "class-share", "index-layout")
+
+
+@dataclass
+class Sign:
+    name: str
+    value: Any
+    threshold: Any
+    fired: bool
+    lessons: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "threshold": self.threshold,
+                "fired": self.fired, "lessons": self.lessons}  # fmt: skip
+
+
+@dataclass
+class BaseStats:
+    base: str
+    as_of: date
+    signs: list[Sign]
+    max_lessons: int = int(THRESHOLDS["sleep_due_lessons"])
+
+    @property
+    def sleep_due(self) -> bool:
+        return sleep_due(self.signs, self.max_lessons)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"base": self.base, "as_of": self.as_of.isoformat(), "sleep_due": self.sleep_due,
+                "signs": [s.as_dict() for s in self.signs]}  # fmt: skip
+
+
+def sleep_due(signs: list[Sign], max_lessons: int) -> bool:
+    """Any base-level sign fired, or lesson-level signs fired for more than N lessons."""
+    if any(s.fired for s in signs if s.name in BASE_LEVEL):
+        return True
+    lessons = {lesson for s in signs if s.fired and s.name not in BASE_LEVEL for lesson in s.lessons}
+    return len(lessons) > max_lessons
+
+
+def base_stats(
+    base: Path,
+    as_of: date,
+    thresholds: dict[str, float] | None = None,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> BaseStats:
+    t = {**THRESHOLDS, **(thresholds or {})}
+    snap = load_base(base)
+    signs = _base_signs(snap, as_of, t)
+    signs.extend(_transcript_signs(snap, t, con))
+    failures = check_base(base, t)
+    signs.append(Sign("index-layout", len(failures), 0, bool(failures)))
+    return BaseStats(snap.base["base_path"], as_of, signs, int(t["sleep_due_lessons"]))
+
+
+def _lessons(snap: BaseSnapshot, status: str) -> list[dict[str, Any]]:
+    return [row for row in snap.lessons if row["status"] == status]
+
+
+def _hits(snap: BaseSnapshot, lesson_id: str) -> list[dict[str, Any]]:
+    return [h for h in snap.hits if h["lesson_id"] == lesson_id and h["is_hit"]]
+
+
+def independent(hits: list[dict[str, Any]]) -> int:
+    """Distinct sessions; each hit without a session counts as one."""
+    sessions = {h["session_id"] for h in hits if h["session_id"]}
+    return len(sessions) + sum(1 for h in hits if not h["session_id"])
+
+
+def _day(value: Any) -> date | None:
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).date()
+    return value if isinstance(value, date) else None
+
+
+def _last_hit_day(hits: list[dict[str, Any]]) -> date | None:
+    days = [d for h in hits if (d := _day(h["ts"]) or _day(h["hit_date"])) is not None]
+    return max(days) if days else None
+
+
+def _born(lesson: dict[str, Any]) -> date | None:
+    return _day(lesson["created"]) or _day(lesson["first_commit_at"])
+
+
+def _age(as_of: date, since: date | None) -> int | None:
+    return (as_of - since).days if since else None
+
+
+def _base_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Sign]:
+    candidates = _lessons(snap, "candidate")
+    needs, stale = [], []
+    for lesson in candidates:
+        hits = _hits(snap, lesson["lesson_id"])
+        age = _age(as_of, _born(lesson))
+        n = independent(hits)
+        if n >= t["candidate_independent_hits"] or (
+            n >= t["candidate_aged_hits"] and age is not None and age > t["candidate_age_days"]
+        ):
+            needs.append(lesson["lesson_id"])
+        moved = [d for d in (_last_hit_day(hits), _day(lesson["last_commit_at"])) if d]
+        idle = _age(as_of, max(moved) if moved else _born(lesson))
+        if idle is not None and idle > t["stale_candidate_days"]:
+            stale.append(lesson["lesson_id"])
+    signs = [
+        Sign("candidate-needs-verdict", len(needs),
+             {"independent_hits": t["candidate_independent_hits"],
+              "aged_hits": t["candidate_aged_hits"], "age_days": t["candidate_age_days"]},
+             bool(needs), needs),
+        Sign("candidates-without-verdict", len(candidates), t["candidates_max"],
+             len(candidates) > t["candidates_max"], [c["lesson_id"] for c in candidates]),
+        Sign("stale-candidate", len(stale), t["stale_candidate_days"], bool(stale), stale),
+        _class_share(snap, t),
+    ]  # fmt: skip
+    signs.extend(_active_signs(snap, as_of, t))
+    signs.extend(_body_signs(snap, t))
+    return signs
+
+
+def _class_share(snap: BaseSnapshot, t: dict[str, float]) -> Sign:
+    classes = {row["lesson_id"]: row["lesson_class"] for row in snap.lessons}
+    hits = [h for h in snap.hits if h["is_hit"]]
+    counts: dict[str, int] = {}
+    for hit in hits:
+        cls = classes.get(hit["lesson_id"])
+        if cls:
+            counts[cls] = counts.get(cls, 0) + 1
+    if not hits or not counts:
+        return Sign("class-share", None, t["class_share"], False)
+    top = max(sorted(counts), key=lambda c: counts[c])
+    share = counts[top] / len(hits)
+    lessons = sorted(lid for lid, cls in classes.items() if cls == top)
+    fired = share >= t["class_share"]
+    return Sign("class-share", {"class": top, "share": share}, t["class_share"], fired,
+                lessons if fired else [])
+
+
+def _active_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Sign]:
+    active = _lessons(snap, "active")
+    quiet, unconfirmed = [], []
+    for lesson in active:
+        last = _last_hit_day(_hits(snap, lesson["lesson_id"])) or _born(lesson)
+        idle = _age(as_of, last)
+        if idle is not None and idle > t["active_without_hit_days"]:
+            quiet.append(lesson["lesson_id"])
+        if lesson["evidence_helped"] is not True:
+            unconfirmed.append(lesson["lesson_id"])
+    return [
+        Sign("active-without-hit", len(quiet), t["active_without_hit_days"], bool(quiet), quiet),
+        Sign("active-unconfirmed", len(unconfirmed), None, bool(unconfirmed), unconfirmed),
+    ]
+
+
+def _body_signs(snap: BaseSnapshot, t: dict[str, float]) -> list[Sign]:
+    fat = [row["lesson_id"] for row in snap.lessons if row["body_bytes"] > t["fat_body_bytes"]]
+    heavy = [
+        row["lesson_id"] for row in snap.lessons
+        if row["body_bytes"] and row["journal_bytes"] / row["body_bytes"] > t["journal_share"]
+    ]  # fmt: skip
+    return [
+        Sign("fat-body", len(fat), t["fat_body_bytes"], bool(fat), fat),
+        Sign("journal-share", len(heavy), t["journal_share"], bool(heavy), heavy),
+    ]
+
+
+def _transcript_signs(
+    snap: BaseSnapshot, t: dict[str, float], con: duckdb.DuckDBPyConnection | None
+) -> list[Sign]:
+    names = [("recalled-but-failed", t["recalled_but_failed_hits"]),
+             ("never-recalled", t["never_recalled_hits"]),
+             ("costly-ritual", t["costly_ritual_hours_per_week"]),
+             ("costly-body", t["costly_body_tokens_per_week"])]  # fmt: skip
+    base = snap.base["base_path"]
+    if con is None or not _in_warehouse(con, base):
+        return [Sign(name, None, threshold, False) for name, threshold in names]
+    filters = metrics.Filters((base,))
+    per_lesson = metrics.query(con, "hits_by_lesson", **filters.params()).to_dicts()
+    failed = sorted(r["lesson_id"] for r in per_lesson if r["recalled"] >= t["recalled_but_failed_hits"])
+    # hits of unknown attribution say nothing about recall: only known ones are weighed
+    never = sorted(
+        r["lesson_id"] for r in per_lesson
+        if r["hits"] - r["unknown"] >= t["never_recalled_hits"] and r["recalled"] == 0
+    )  # fmt: skip
+    return [
+        Sign("recalled-but-failed", len(failed), t["recalled_but_failed_hits"], bool(failed), failed),
+        Sign("never-recalled", len(never), t["never_recalled_hits"], bool(never), never),
+        _costly_ritual(con, filters, t),
+        _costly_body(con, filters, t),
+    ]
+
+
+def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
+    row = con.execute("select count(*) from dim_bases where base_path = ?", [base]).fetchone()
+    return bool(row and row[0])
+
+
+def _costly_ritual(
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+) -> Sign:
+    costly, worst = [], 0.0
+    for item in metrics.lesson_rituals(con, filters):
+        cost = metrics.ritual_cost(con, item["ritual"], filters, item["lesson_id"], t["gap_cap_s"])
+        hours = cost["hours_per_week"] or 0.0
+        worst = max(worst, hours)
+        if hours > t["costly_ritual_hours_per_week"]:
+            costly.append(item["lesson_id"])
+    return Sign("costly-ritual", worst, t["costly_ritual_hours_per_week"], bool(costly), costly)
+
+
+def _costly_body(
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+) -> Sign:
+    params = {**filters.params(), "divisor": t["chars_per_token"],
+              "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip
+    weeks = metrics.query(con, "cost_scope", **params).to_dicts()[0]["weeks"] or 0
+    lessons = metrics.query(con, "bodies_by_lesson", **params).to_dicts()
+    costly, worst = [], 0.0
+    for row in lessons:
+        per_week = row["tokens"] / weeks if weeks else 0.0
+        worst = max(worst, per_week)
+        if per_week > t["costly_body_tokens_per_week"]:
+            costly.append(row["lesson_id"])
+    return Sign("costly-body", worst, t["costly_body_tokens_per_week"], bool(costly), sorted(costly))
+
+
+# ---------------------------------------------------------------- the marker line
+
+
+def marker_line(stats: BaseStats) -> str | None:
+    """``<!-- sleep-due: DATE · reasons: ... -->`` or None when nothing fires."""
+    if not stats.sleep_due:
+        return None
+    reasons = []
+    for sign in stats.signs:
+        if not sign.fired:
+            continue
+        if sign.name == "class-share":
+            reasons.append(f"class-share={sign.value['class']}:{round(100 * sign.value['share'])}%")
+        elif isinstance(sign.value, float):
+            reasons.append(f"{sign.name}={sign.value:.1f}")
+        else:
+            reasons.append(f"{sign.name}={sign.value}")
+    return f"<!-- sleep-due: {stats.as_of.isoformat()} · reasons: {', '.join(reasons)} -->"
+
+
+def apply_marker(index: Path, marker: str | None) -> bool:
+    """Write, refresh or remove the marker line, every other byte unchanged; written
+    atomically (temporary file + rename). True when the file changed."""
+    data = index.read_bytes()
+    lines = data.splitlines(keepends=True)
+    newline = b"\r\n" if lines and lines[0].endswith(b"\r\n") else b"\n"
+    first_heading = next((i for i, line in enumerate(lines) if line.startswith(b"## ")), len(lines))
+    found = [i for i in range(first_heading) if _is_marker(lines[i])]
+    new_line = marker.encode("utf-8") + newline if marker is not None else None
+    if found:
+        # refresh in place; a second marker (a layout failure) goes
+        out = [line for i, line in enumerate(lines) if i not in found[1:]]
+        if new_line is None:
+            del out[found[0]]
+        else:
+            ending = newline if lines[found[0]].endswith((b"\n", b"\r")) else b""
+            out[found[0]] = new_line[: -len(newline)] + ending
+    elif new_line is not None:
+        out = list(lines)
+        at = 1 if out and out[0].startswith(b"# ") else 0
+        if at and not out[0].endswith((b"\n", b"\r")):
+            out[0] += newline
+        out.insert(at, new_line)
+    else:
+        return False
+    new = b"".join(out)
+    if new == data:
+        return False
+    _atomic_write(index, new)
+    return True
+
+
+def _is_marker(line: bytes) -> bool:
+    return line.lstrip().lower().startswith(b"<!-- sleep-due:")
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".INDEX.md.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
