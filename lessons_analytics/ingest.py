@@ -98,8 +98,8 @@ def _run(
 def _built_with(con: duckdb.DuckDBPyConnection) -> str | None:
     """Fingerprint of the sql/ models the layers were last built from (None: never built)."""
     con.execute("create table if not exists meta_build (models varchar, built_at timestamptz)")
-    row = con.execute("select models from meta_build").fetchone()
-    return row[0] if row else None
+    rows = con.execute("select models from meta_build").fetchall()
+    return rows[0][0] if rows else None
 
 
 def _record_build(con: duckdb.DuckDBPyConnection, models: str) -> None:
@@ -189,16 +189,16 @@ def _known_fingerprints(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 def _table_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
     exists = con.execute(
         "select count(*) from information_schema.tables where table_name = ?", [table]
-    ).fetchone()
-    if not exists or not exists[0]:
+    ).fetchall()[0]
+    if not exists[0]:
         return 0
-    count = con.execute(f"select count(*) from {table}").fetchone()
-    return int(count[0]) if count else 0
+    count = con.execute(f"select count(*) from {table}").fetchall()[0]
+    return int(count[0])
 
 
 def totals(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """Counts of the warehouse after a run, in the shape of ``ingest --json``."""
-    one = lambda sql: con.execute(sql).fetchone()[0]  # noqa: E731
+    one = lambda sql: con.execute(sql).fetchall()[0][0]  # noqa: E731
     by_tool = dict(
         con.execute(
             "select tool_name, count(*) from fct_tool_calls group by 1 order by 2 desc, 1"

@@ -280,7 +280,7 @@ def recalled_document(
 ) -> dict[str, Any]:
     """Had ``lesson`` surfaced in ``session`` before ``before``, and the evidence."""
     found = con.execute("select count(*) from fct_sessions where session_id = ?", [session])
-    row = found.fetchone()
+    row = found.fetchall()[0]
     evidence = query(con, "recalled", lesson=lesson, session=session, before=before,
                      bases=filters.params()["bases"]).to_dicts()
     kinds = {e["kind"] for e in evidence}

@@ -212,7 +212,7 @@ def _transcript_signs(
 
 
 def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
-    row = con.execute("select count(*) from dim_bases where base_path = ?", [base]).fetchone()
+    row = con.execute("select count(*) from dim_bases where base_path = ?", [base]).fetchall()[0]
     return bool(row and row[0])
 
 

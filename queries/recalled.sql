@@ -9,7 +9,7 @@ select
     session_id,
     agent_run_id,
     kind,
-    at,
+    surfaced_at,
     tool_use_id,
     evidence,
     transcript_file,
@@ -17,6 +17,6 @@ select
 from fct_recall_evidence
 where lesson_id = $lesson
     and session_id = $session
-    and ($before is null or at < $before)
+    and ($before is null or surfaced_at < $before)
     and ($bases is null or list_contains($bases, base_path))
-order by at, kind, tool_use_id
+order by surfaced_at, kind, tool_use_id

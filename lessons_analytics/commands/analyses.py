@@ -213,7 +213,7 @@ def recalled_cmd(ctx: click.Context, lesson_id: str, session: str, before: str |
     else:
         click.echo(doc["status"])
         for e in doc["evidence"]:
-            click.echo(f"  {e['at']}  {e['kind']:<9}  {e['agent_run_id']}  {e['tool_use_id'] or '-'}"
+            click.echo(f"  {e['surfaced_at']}  {e['kind']:<9}  {e['agent_run_id']}  {e['tool_use_id'] or '-'}"
                        f"  {e['evidence']}  {e['transcript_file']}:{e['transcript_line']}")
     ctx.exit(0 if doc["status"] == "recalled" else 1)
 

@@ -27,7 +27,11 @@ runs as (
         min(ts) as started_at,
         max(ts) as ended_at,
         count(*) as events,
-        arg_min(cwd, ts) filter (where cwd is not null) as cwd,
+        -- the first recorded cwd; bare-era Codex lines have no timestamps, so line order
+        coalesce(
+            arg_min(cwd, ts) filter (where cwd is not null),
+            arg_min(cwd, line_no) filter (where cwd is not null)
+        ) as cwd,
         min(file_path) as file_path,
         bool_or(is_sidechain) as is_sidechain,
     from events

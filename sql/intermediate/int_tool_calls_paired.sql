@@ -1,7 +1,8 @@
 -- int_tool_calls_paired: every call with its result (when one arrived).
 -- Grain: one row per tool call.
 -- duration_s: a duration the runtime recorded itself (Codex wall time, Task/Glob
--- durationMs) wins; else result timestamp minus call timestamp. No result, no duration.
+-- durationMs) wins; else result timestamp minus call timestamp, exact to the microsecond
+-- (epoch() as a double loses the milliseconds). No result, no duration.
 with
 
 calls as (
@@ -24,7 +25,7 @@ select
     results.tool_use_id is not null as has_result,
     coalesce(
         results.duration_s,
-        epoch(results.ts) - epoch(calls.ts)
+        (epoch_us(results.ts) - epoch_us(calls.ts)) / 1e6
     ) as duration_s,
     coalesce(results.is_error, false) as is_error,
     results.exit_code,

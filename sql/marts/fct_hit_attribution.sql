@@ -19,14 +19,14 @@ evidence as (
 judged as (
     select
         hits.*,
-        (select min(e.at) from evidence e
+        (select min(e.surfaced_at) from evidence e
          where e.base_path = hits.base_path and e.lesson_id = hits.lesson_id
              and e.session_id = hits.session_id and e.kind in ('body', 'quoted')
-             and e.at < hits.missed_at) as first_recall_at,
-        (select min(e.at) from evidence e
+             and e.surfaced_at < hits.missed_at) as first_recall_at,
+        (select min(e.surfaced_at) from evidence e
          where e.base_path = hits.base_path and e.lesson_id = hits.lesson_id
              and e.session_id = hits.session_id and e.kind = 'index_row'
-             and e.at < hits.missed_at) as first_index_row_at,
+             and e.surfaced_at < hits.missed_at) as first_index_row_at,
     from hits
 )
 

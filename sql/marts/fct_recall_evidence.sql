@@ -9,7 +9,7 @@ with
 bodies as (
     select
         base_path, lesson_id, session_id, agent_run_id, 'body' as kind,
-        called_at as at, tool_use_id, path as evidence,
+        called_at as surfaced_at, tool_use_id, path as evidence,
         transcript_file, call_line as transcript_line,
     from fct_body_reads
 ),
@@ -25,7 +25,7 @@ session_bases as (
 quotes as (
     select
         session_bases.base_path, m.lesson_id, m.session_id, runs.agent_run_id, 'quoted' as kind,
-        m.ts as at, m.tool_use_id, m.source as evidence,
+        m.ts as surfaced_at, m.tool_use_id, m.source as evidence,
         m.file_path as transcript_file, m.line_no as transcript_line,
     from stg_mentions m
     inner join runs using (session_id, agent_key)
@@ -35,7 +35,7 @@ quotes as (
 index_rows as (
     select
         reads.base_path, rows.lesson_id, reads.session_id, reads.agent_run_id,
-        'index_row' as kind, reads.called_at as at, reads.tool_use_id,
+        'index_row' as kind, reads.called_at as surfaced_at, reads.tool_use_id,
         reads.path as evidence,
         reads.transcript_file, reads.call_line as transcript_line,
     from int_index_rows_delivered rows

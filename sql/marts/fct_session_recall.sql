@@ -26,7 +26,7 @@ active_bases as (
 recalls as (
     select evidence.base_path, evidence.session_id,
         count(distinct evidence.lesson_id) as lessons_recalled,
-        min(evidence.at) as first_recall_at,
+        min(evidence.surfaced_at) as first_recall_at,
     from fct_recall_evidence evidence
     inner join active_lessons using (base_path, lesson_id)
     where evidence.kind in ('body', 'quoted')

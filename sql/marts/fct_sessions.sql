@@ -12,13 +12,17 @@ events as (
 gaps as (
     select
         session_id,
-        epoch(ts) - epoch(lag(ts) over (partition by session_id order by ts)) as gap_s,
+        (
+            epoch_us(ts) - epoch_us(lag(ts) over (partition by session_id order by ts))
+        ) / 1e6 as gap_s,
     from events
 ),
 
 active as (
+    -- a session's first event has no gap (null); least() would turn it into the cap
     select session_id, sum(least(gap_s, 300)) as active_seconds,
     from gaps
+    where gap_s is not null
     group by session_id
 ),
 

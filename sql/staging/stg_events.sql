@@ -2,7 +2,9 @@
 -- Grain: one row per distinct transcript line.
 -- Claude Code lines are de-duplicated by `uuid` across files: a resumed session replays
 -- earlier lines with the same uuid (and a different sessionId); the copy kept is the one in
--- the session that started first, then the first file by path. Lines without a uuid (Codex,
+-- the session that started first. The replayed lines carry their old timestamps, so the
+-- original and its resumes start at the same instant: the tie goes to the session that ended
+-- first (the original), then to the first file by path. Lines without a uuid (Codex,
 -- bookkeeping lines) are all kept.
 with
 
@@ -18,6 +20,7 @@ session_starts as (
     select
         session_id,
         min(ts) as session_started_at,
+        max(ts) as session_ended_at,
     from events
     where session_id is not null
     group by session_id
@@ -34,6 +37,7 @@ ranked as (
             )
             order by
                 session_starts.session_started_at nulls last,
+                session_starts.session_ended_at nulls last,
                 files.path,
                 events.line_no
         ) as copy_rank,

@@ -1,5 +1,6 @@
 -- stg_load_errors: every input the loader could not use, transcripts and bases alike.
--- Grain: one row per (file, line, reason).
+-- Grain: one row per (file, line, reason): a file that stays unreadable reports the same
+-- error on every run, and it counts once.
 with
 
 transcript_errors as (
@@ -12,6 +13,6 @@ base_errors as (
     from raw_base_errors
 )
 
-select * from transcript_errors
+select distinct * from transcript_errors
 union all
-select * from base_errors
+select distinct * from base_errors
