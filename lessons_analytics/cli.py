@@ -43,6 +43,7 @@ def cli(ctx: click.Context, db_path: Path | None, config_path: Path | None, quie
         db_path=db_path or config.warehouse or default_db_path(),
         config_path=config_path,
         quiet=quiet,
+        db_given=db_path is not None,
         config=config.raw,
     )
 
@@ -53,11 +54,12 @@ def main() -> None:
 
 def _register() -> None:
     from lessons_analytics.commands.analyses import COMMANDS
+    from lessons_analytics.commands.demo import demo_cmd
     from lessons_analytics.commands.ingest import ingest_cmd
     from lessons_analytics.commands.judge import cards_cmd, check_cmd, lint_cmd
     from lessons_analytics.commands.stats import stats_cmd
 
-    for command in [ingest_cmd, *COMMANDS, check_cmd, lint_cmd, stats_cmd, cards_cmd]:
+    for command in [ingest_cmd, demo_cmd, *COMMANDS, check_cmd, lint_cmd, stats_cmd, cards_cmd]:
         cli.add_command(command)
 
 

@@ -300,3 +300,32 @@ def recalled_document(
         "status": status,
         "evidence": evidence,
     }
+
+
+# ---------------------------------------------------------------- one frame per metric
+
+
+def _frame(name: str) -> Any:
+    def run(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: Any) -> pl.DataFrame:
+        return query(con, name, **(filters or Filters()).params(), **params)
+
+    run.__name__ = name
+    run.__doc__ = f"``queries/{name}.sql`` as a Polars frame (see the file's header)."
+    return run
+
+
+heads = _frame("heads")
+heads_by_week = _frame("heads_by_week")
+heads_reads = _frame("heads_reads")
+heads_histogram = _frame("heads_histogram")
+coverage = _frame("coverage")
+coverage_by_week = _frame("coverage_by_week")
+hits = _frame("hits")
+hits_list = _frame("hits_list")
+hits_by_lesson = _frame("hits_by_lesson")
+hits_by_caught = _frame("hits_by_caught")
+hits_by_class = _frame("hits_by_class")
+bodies = _frame("bodies")
+bodies_by_lesson = _frame("bodies_by_lesson")
+bodies_by_week = _frame("bodies_by_week")
+cost_calls = _frame("cost_calls")

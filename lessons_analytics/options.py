@@ -20,6 +20,7 @@ class AppContext:
     db_path: Path
     config_path: Path | None
     quiet: bool
+    db_given: bool = False
     config: dict[str, Any] = field(default_factory=dict)
 
 

@@ -20,9 +20,9 @@ reads as (
 select
     base_path,
     count(*) as reads,
-    sum(tokens_est) as tokens,
+    sum(tokens_est)::bigint as tokens,
     count(*) filter (where is_large) as large_reads,
-    coalesce(sum(tokens_est) filter (where is_large), 0) as large_tokens,
+    coalesce(sum(tokens_est) filter (where is_large), 0)::bigint as large_tokens,
     coalesce(sum(tokens_est) filter (where is_large), 0) / nullif(sum(tokens_est), 0)
         as large_share,
     count(distinct session_id) as sessions,

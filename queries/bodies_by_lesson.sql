@@ -22,7 +22,7 @@ select
     reads.base_path,
     reads.lesson_id,
     count(*) as reads,
-    sum(reads.tokens_est) as tokens,
+    sum(reads.tokens_est)::bigint as tokens,
     coalesce(any_value(lessons.body_bytes), max(reads.body_bytes)) as body_bytes,
     coalesce(any_value(lessons.body_bytes), max(reads.body_bytes)) > coalesce($large_bytes, 20480)
         as is_large,
