@@ -5,16 +5,16 @@
 with
 
 events as (
-    select * from stg_events where session_id is not null
+    select * from int_events_deduplicated where session_id is not null
 ),
 
 first_user as (
     select
         session_id,
         agent_key,
-        arg_min(text, ts) as first_user_text,
+        arg_min(text_head, ts) as first_user_text,
     from events
-    where role = 'user' and text is not null
+    where role = 'user' and text_head is not null
     group by session_id, agent_key
 ),
 

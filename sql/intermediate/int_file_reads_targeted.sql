@@ -6,7 +6,7 @@
 with
 
 reads as (
-    select * from stg_file_reads
+    select * from int_file_reads_kept
 ),
 
 calls as (

@@ -5,9 +5,9 @@
 with
 
 session_cwds as (
-    select distinct session_id, cwd from stg_events where session_id is not null and cwd is not null
+    select distinct session_id, cwd from int_events_deduplicated where session_id is not null and cwd is not null
     union
-    select distinct session_id, cwd from stg_tool_calls where session_id is not null and cwd is not null
+    select distinct session_id, cwd from int_tool_calls_deduplicated where session_id is not null and cwd is not null
 ),
 
 links as (

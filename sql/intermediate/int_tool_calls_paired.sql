@@ -6,11 +6,11 @@
 with
 
 calls as (
-    select * from stg_tool_calls
+    select * from int_tool_calls_deduplicated
 ),
 
 results as (
-    select * from stg_tool_results
+    select * from int_tool_results_deduplicated
 )
 
 select

@@ -3,7 +3,7 @@
 with
 
 events as (
-    select * from stg_events where session_id is not null
+    select * from int_events_deduplicated where session_id is not null
 ),
 
 runs as (
@@ -11,8 +11,7 @@ runs as (
 )
 
 select
-    events.* exclude (text),
+    events.*,
     events.session_id || '/' || events.agent_key as agent_run_id,
-    events.text,
 from events
 inner join runs using (session_id, agent_key)

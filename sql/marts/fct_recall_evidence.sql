@@ -27,7 +27,7 @@ quotes as (
         session_bases.base_path, m.lesson_id, m.session_id, runs.agent_run_id, 'quoted' as kind,
         m.ts as surfaced_at, m.tool_use_id, m.source as evidence,
         m.file_path as transcript_file, m.line_no as transcript_line,
-    from stg_mentions m
+    from int_mentions_kept m
     inner join runs using (session_id, agent_key)
     inner join session_bases using (session_id)
 ),

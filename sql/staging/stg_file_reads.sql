@@ -1,29 +1,3 @@
--- stg_file_reads: the files each kept read call asked for, with the range the command names,
--- and (for INDEX.md reads) the full result text that is the evidence of what was seen.
--- Grain: one row per (tool_use_id, read_idx).
-with
-
-reads as (
-    select * from raw_file_reads
-),
-
-kept_calls as (
-    select file_id, tool_use_id from stg_tool_calls
-),
-
-kept_results as (
-    select file_id, tool_use_id from stg_tool_results
-),
-
-texts as (
-    select raw_read_texts.tool_use_id, raw_read_texts.text as read_text,
-    from raw_read_texts
-    inner join kept_results using (file_id, tool_use_id)
-)
-
-select
-    reads.*,
-    texts.read_text,
-from reads
-inner join kept_calls using (file_id, tool_use_id)
-left join texts using (tool_use_id)
+-- stg_file_reads: raw_file_reads as loaded.
+-- Grain: one row per raw_file_reads row (resume copies included).
+select * from raw_file_reads

@@ -1,18 +1,3 @@
--- stg_mentions: a lesson id seen in a tool result, a user message or a system/hook message.
--- Grain: one row per (kept line, lesson id, tool_use_id).
-with
-
-mentions as (
-    select * from raw_mentions
-),
-
-kept_lines as (
-    select file_id, line_no, agent_key, file_path from stg_events
-)
-
-select distinct
-    mentions.*,
-    kept_lines.agent_key,
-    kept_lines.file_path,
-from mentions
-inner join kept_lines using (file_id, line_no)
+-- stg_mentions: raw_mentions as loaded.
+-- Grain: one row per raw_mentions row (resume copies included).
+select * from raw_mentions

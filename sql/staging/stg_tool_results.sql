@@ -1,26 +1,3 @@
--- stg_tool_results: tool_result blocks (Claude Code) and call outputs (Codex) of kept lines.
--- Grain: one row per tool_use_id; when a call has several results, the first one counts.
-with
-
-results as (
-    select * from raw_tool_results
-),
-
-kept_lines as (
-    select file_id, line_no, file_path from stg_events
-),
-
-ranked as (
-    select
-        results.*,
-        kept_lines.file_path,
-        row_number() over (
-            partition by results.tool_use_id
-            order by results.ts, kept_lines.file_path, results.line_no
-        ) as copy_rank,
-    from results
-    inner join kept_lines using (file_id, line_no)
-    where results.tool_use_id is not null
-)
-
-select * exclude (copy_rank) from ranked where copy_rank = 1
+-- stg_tool_results: raw_tool_results as loaded.
+-- Grain: one row per raw_tool_results row (resume copies included).
+select * from raw_tool_results

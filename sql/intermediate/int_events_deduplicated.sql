@@ -1,0 +1,43 @@
+-- int_events_deduplicated: transcript lines, each once (text cut to its first 200
+-- characters; the full text stays in stg_events).
+-- Grain: one row per distinct transcript line.
+-- Claude Code lines are de-duplicated by `uuid` across files: a resumed session replays
+-- earlier lines with the same uuid (and a different sessionId); the copy kept is the one in
+-- the session that started first. The replayed lines carry their old timestamps, so the
+-- original and its resumes start at the same instant: the tie goes to the session that ended
+-- first (the original), then to the first file by path. Lines without a uuid (Codex,
+-- bookkeeping lines) are all kept.
+with
+
+events as (
+    select * exclude (text), left(text, 200) as text_head, from stg_events
+),
+
+session_starts as (
+    select
+        session_id,
+        min(ts) as session_started_at,
+        max(ts) as session_ended_at,
+    from events
+    where session_id is not null
+    group by session_id
+),
+
+ranked as (
+    select
+        events.*,
+        row_number() over (
+            partition by coalesce(
+                events.uuid, events.file_id::varchar || ':' || events.line_no::varchar
+            )
+            order by
+                session_starts.session_started_at nulls last,
+                session_starts.session_ended_at nulls last,
+                events.file_path,
+                events.line_no
+        ) as copy_rank,
+    from events
+    left join session_starts using (session_id)
+)
+
+select * exclude (copy_rank) from ranked where copy_rank = 1
