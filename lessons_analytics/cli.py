@@ -57,9 +57,12 @@ def _register() -> None:
     from lessons_analytics.commands.demo import demo_cmd
     from lessons_analytics.commands.ingest import ingest_cmd
     from lessons_analytics.commands.judge import cards_cmd, check_cmd, lint_cmd
+    from lessons_analytics.commands.nightly import nightly_cmd
     from lessons_analytics.commands.stats import stats_cmd
 
-    for command in [ingest_cmd, demo_cmd, *COMMANDS, check_cmd, lint_cmd, stats_cmd, cards_cmd]:
+    commands = [ingest_cmd, demo_cmd, nightly_cmd, *COMMANDS, check_cmd, lint_cmd, stats_cmd,
+                cards_cmd]
+    for command in commands:
         cli.add_command(command)
 
 

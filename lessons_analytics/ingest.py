@@ -161,13 +161,22 @@ def _refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> b
 
 
 def _fingerprint(base: Path) -> str:
-    """Changes whenever a file of the base or the repository HEAD changes."""
+    """Changes whenever a file of the base or the repository HEAD changes. INDEX.md counts
+    by its content without the sleep marker, so refreshing the marker is not a change."""
     digest = hashlib.blake2b(digest_size=16)
     try:
         entries = sorted(os.scandir(base), key=lambda e: e.name)
     except OSError:
         return "missing"
     for entry in entries:
+        if entry.name == "INDEX.md":
+            try:
+                text = Path(entry.path).read_bytes()
+            except OSError:
+                text = b""
+            kept = [line for line in text.splitlines() if not line.lstrip().startswith(b"<!-- sleep-due:")]
+            digest.update(b"INDEX.md:" + hashlib.blake2b(b"\n".join(kept)).digest())
+            continue
         stat = entry.stat()
         digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
     root = base_reader.repo_root_of(base)

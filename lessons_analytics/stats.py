@@ -8,6 +8,7 @@ costly-body) come from the warehouse when one is given; without it they are repo
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -57,7 +58,9 @@ def sleep_due(signs: list[Sign], max_lessons: int) -> bool:
     """Any base-level sign fired, or lesson-level signs fired for more than N lessons."""
     if any(s.fired for s in signs if s.name in BASE_LEVEL):
         return True
-    lessons = {lesson for s in signs if s.fired and s.name not in BASE_LEVEL for lesson in s.lessons}
+    lessons = {
+        lesson for s in signs if s.fired and s.name not in BASE_LEVEL for lesson in s.lessons
+    }
     return len(lessons) > max_lessons
 
 
@@ -120,17 +123,20 @@ def _base_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Si
             n >= t["candidate_aged_hits"] and age is not None and age > t["candidate_age_days"]
         ):
             needs.append(lesson["lesson_id"])
-        moved = [d for d in (_last_hit_day(hits), _day(lesson["last_commit_at"])) if d]
-        idle = _age(as_of, max(moved) if moved else _born(lesson))
+        # movement: the last hit (a lesson never hit counts from its birth) or commit
+        moved = [d for d in (_last_hit_day(hits) or _born(lesson),
+                             _day(lesson["last_commit_at"])) if d]  # fmt: skip
+        idle = _age(as_of, max(moved)) if moved else None
         if idle is not None and idle > t["stale_candidate_days"]:
             stale.append(lesson["lesson_id"])
+    too_many = len(candidates) > t["candidates_max"]
     signs = [
         Sign("candidate-needs-verdict", len(needs),
              {"independent_hits": t["candidate_independent_hits"],
               "aged_hits": t["candidate_aged_hits"], "age_days": t["candidate_age_days"]},
              bool(needs), needs),
-        Sign("candidates-without-verdict", len(candidates), t["candidates_max"],
-             len(candidates) > t["candidates_max"], [c["lesson_id"] for c in candidates]),
+        Sign("candidates-without-verdict", len(candidates), t["candidates_max"], too_many,
+             [c["lesson_id"] for c in candidates] if too_many else []),
         Sign("stale-candidate", len(stale), t["stale_candidate_days"], bool(stale), stale),
         _class_share(snap, t),
     ]  # fmt: skip
@@ -153,8 +159,13 @@ def _class_share(snap: BaseSnapshot, t: dict[str, float]) -> Sign:
     share = counts[top] / len(hits)
     lessons = sorted(lid for lid, cls in classes.items() if cls == top)
     fired = share >= t["class_share"]
-    return Sign("class-share", {"class": top, "share": share}, t["class_share"], fired,
-                lessons if fired else [])
+    return Sign(
+        "class-share",
+        {"class": top, "share": share},
+        t["class_share"],
+        fired,
+        lessons if fired else [],
+    )
 
 
 def _active_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Sign]:
@@ -197,14 +208,18 @@ def _transcript_signs(
         return [Sign(name, None, threshold, False) for name, threshold in names]
     filters = metrics.Filters((base,))
     per_lesson = metrics.query(con, "hits_by_lesson", **filters.params()).to_dicts()
-    failed = sorted(r["lesson_id"] for r in per_lesson if r["recalled"] >= t["recalled_but_failed_hits"])
+    failed = sorted(
+        r["lesson_id"] for r in per_lesson if r["recalled"] >= t["recalled_but_failed_hits"]
+    )
     # hits of unknown attribution say nothing about recall: only known ones are weighed
     never = sorted(
         r["lesson_id"] for r in per_lesson
         if r["hits"] - r["unknown"] >= t["never_recalled_hits"] and r["recalled"] == 0
     )  # fmt: skip
     return [
-        Sign("recalled-but-failed", len(failed), t["recalled_but_failed_hits"], bool(failed), failed),
+        Sign(
+            "recalled-but-failed", len(failed), t["recalled_but_failed_hits"], bool(failed), failed
+        ),
         Sign("never-recalled", len(never), t["never_recalled_hits"], bool(never), never),
         _costly_ritual(con, filters, t),
         _costly_body(con, filters, t),
@@ -212,8 +227,11 @@ def _transcript_signs(
 
 
 def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
-    row = con.execute("select count(*) from dim_bases where base_path = ?", [base]).fetchall()[0]
-    return bool(row and row[0])
+    try:
+        rows = con.execute("select count(*) from dim_bases where base_path = ?", [base]).fetchall()
+    except duckdb.CatalogException:  # a warehouse whose layers were never built
+        return False
+    return bool(rows and rows[0][0])
 
 
 def _costly_ritual(
@@ -238,11 +256,14 @@ def _costly_body(
     lessons = metrics.query(con, "bodies_by_lesson", **params).to_dicts()
     costly, worst = [], 0.0
     for row in lessons:
-        per_week = row["tokens"] / weeks if weeks else 0.0
+        # a float always: an uncast sum() of bigints is a Decimal, which JSON cannot carry
+        per_week = float(row["tokens"] or 0) / weeks if weeks else 0.0
         worst = max(worst, per_week)
         if per_week > t["costly_body_tokens_per_week"]:
             costly.append(row["lesson_id"])
-    return Sign("costly-body", worst, t["costly_body_tokens_per_week"], bool(costly), sorted(costly))
+    return Sign(
+        "costly-body", worst, t["costly_body_tokens_per_week"], bool(costly), sorted(costly)
+    )
 
 
 # ---------------------------------------------------------------- the marker line
@@ -270,24 +291,26 @@ def apply_marker(index: Path, marker: str | None) -> bool:
     atomically (temporary file + rename). True when the file changed."""
     data = index.read_bytes()
     lines = data.splitlines(keepends=True)
-    newline = b"\r\n" if lines and lines[0].endswith(b"\r\n") else b"\n"
-    first_heading = next((i for i, line in enumerate(lines) if line.startswith(b"## ")), len(lines))
+    newline = next((_ending(line) for line in lines if _ending(line)), b"\n")
+    first_heading = next((i for i, line in enumerate(lines) if _H2.match(line)), len(lines))
     found = [i for i in range(first_heading) if _is_marker(lines[i])]
-    new_line = marker.encode("utf-8") + newline if marker is not None else None
+    text = marker.encode("utf-8") if marker is not None else None
     if found:
-        # refresh in place; a second marker (a layout failure) goes
+        # refresh in place, keeping the line's own ending; a second marker (a layout
+        # failure) goes
         out = [line for i, line in enumerate(lines) if i not in found[1:]]
-        if new_line is None:
+        if text is None:
             del out[found[0]]
         else:
-            ending = newline if lines[found[0]].endswith((b"\n", b"\r")) else b""
-            out[found[0]] = new_line[: -len(newline)] + ending
-    elif new_line is not None:
+            out[found[0]] = text + _ending(lines[found[0]])
+    elif text is not None:
         out = list(lines)
-        at = 1 if out and out[0].startswith(b"# ") else 0
-        if at and not out[0].endswith((b"\n", b"\r")):
-            out[0] += newline
-        out.insert(at, new_line)
+        # right after the ``# `` title; without a title, just above the first ``##``
+        title = next((i for i in range(first_heading) if _TITLE.match(lines[i])), None)
+        at = first_heading if title is None else title + 1
+        if at and not _ending(out[at - 1]):
+            out[at - 1] += newline
+        out.insert(at, text + newline)
     else:
         return False
     new = b"".join(out)
@@ -297,11 +320,25 @@ def apply_marker(index: Path, marker: str | None) -> bool:
     return True
 
 
+# The same shapes bases.py reads: a marker is any ``<!-- sleep-due:`` comment line, a
+# section heading is ``##`` not followed by a third ``#``; a leading BOM is not text.
+_MARKER_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?\s*<!--\s*sleep-due\s*:", re.IGNORECASE)
+_H2 = re.compile(rb"^(?:\xef\xbb\xbf)?##(?!#)")
+_TITLE = re.compile(rb"^(?:\xef\xbb\xbf)?#\s")
+
+
 def _is_marker(line: bytes) -> bool:
-    return line.lstrip().lower().startswith(b"<!-- sleep-due:")
+    return _MARKER_LINE.match(line) is not None
+
+
+def _ending(line: bytes) -> bytes:
+    if line.endswith(b"\r\n"):
+        return b"\r\n"
+    return line[-1:] if line.endswith((b"\n", b"\r")) else b""
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
+    path = path.resolve()  # through a symlink: replace its target, not the link
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".INDEX.md.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

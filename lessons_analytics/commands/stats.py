@@ -43,7 +43,9 @@ def compute(app: AppContext, targets: list[Path], as_of: date) -> list[BaseStats
 @click.option("--as-of", "as_of", default=None, metavar="DATE", help="Measure ages at DATE (UTC).")
 @json_option
 @click.pass_obj
-def stats_cmd(app: AppContext, base: Path | None, mark: bool, as_of: str | None, as_json: bool) -> None:
+def stats_cmd(
+    app: AppContext, base: Path | None, mark: bool, as_of: str | None, as_json: bool
+) -> None:
     """Sleep signs per base: number, threshold, fired, the lessons that fired them.
 
     Example: lessons-analytics stats ~/src/app --as-of 2026-11-30 --json
@@ -60,8 +62,13 @@ def stats_cmd(app: AppContext, base: Path | None, mark: bool, as_of: str | None,
     if mark:
         for result in results:
             index = Path(result.base) / "INDEX.md"
-            if index.is_file() and apply_marker(index, marker_line(result)):
-                changed.append(str(index))
+            try:
+                if index.is_file() and apply_marker(index, marker_line(result)):
+                    changed.append(str(index))
+            except OSError as exc:
+                raise click.ClickException(
+                    f"{index}: cannot write the sleep marker: {exc}"
+                ) from exc
     if as_json:
         doc = envelope("stats", [r.as_dict() for r in results])
         doc["marked"] = changed
@@ -82,7 +89,18 @@ def _text(result: BaseStats) -> str:
         threshold = sign.threshold
         if isinstance(threshold, dict):
             threshold = " / ".join(render.fmt(v) for v in threshold.values())
-        rows.append([sign.name, value, threshold, "FIRED" if sign.fired else "",
-                     ", ".join(sign.lessons[:8]) + (" ..." if len(sign.lessons) > 8 else "")])
-    head = f"{result.base}  (as of {result.as_of}; sleep due: {'yes' if result.sleep_due else 'no'})"
-    return head + "\n" + render.table(rows, ["sign", "value", "threshold", "fired", "lessons"]) + "\n"
+        rows.append(
+            [
+                sign.name,
+                value,
+                threshold,
+                "FIRED" if sign.fired else "",
+                ", ".join(sign.lessons[:8]) + (" ..." if len(sign.lessons) > 8 else ""),
+            ]
+        )
+    head = (
+        f"{result.base}  (as of {result.as_of}; sleep due: {'yes' if result.sleep_due else 'no'})"
+    )
+    return (
+        head + "\n" + render.table(rows, ["sign", "value", "threshold", "fired", "lessons"]) + "\n"
+    )

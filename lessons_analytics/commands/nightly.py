@@ -1,0 +1,46 @@
+"""``nightly``: the batch a cron job or systemd timer runs once a night."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lessons_analytics.config import load_config
+from lessons_analytics.errors import LessonsAnalyticsError
+from lessons_analytics.nightly import run_nightly
+from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.paths import default_sources
+
+
+@click.command("nightly")
+@click.option("--source", "sources", multiple=True, type=click.Path(path_type=Path),
+              help="Transcript folder (repeatable; default: the config's, else ~/.claude and ~/.codex).")
+@click.option("--base", "bases", multiple=True, type=click.Path(path_type=Path),
+              help="A LESSONS/ folder to include even without a session in it (repeatable).")
+@click.option("--report-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="Where weekly reports go (default: the config's, else ./reports).")
+@click.option("--mark/--no-mark", default=None, help="Refresh the sleep marker lines (default: the config's `mark`).")
+@click.option("--wait", is_flag=True, help="Wait for a run already going instead of exiting.")
+@json_option
+@click.pass_obj
+def nightly_cmd(app: AppContext, sources: tuple[Path, ...], bases: tuple[Path, ...],
+                report_dir: Path | None, mark: bool | None, wait: bool, as_json: bool) -> None:
+    """Ingest, recompute, store every base's sleep signs, refresh markers if configured,
+    write last week's report once that week has closed.
+
+    Example (cron, 03:15 every night): 15 3 * * * lessons-analytics --quiet nightly
+    """
+    try:
+        config = load_config(app.config_path)
+        config.bases = [*config.bases, *bases]
+        chosen = list(sources) or config.sources or [p for p in default_sources() if p.exists()]
+        result = run_nightly(
+            config, app.db_path, chosen, report_dir or config.report_dir or Path("reports"),
+            mark=config.mark if mark is None else mark, wait=wait,
+            log=(lambda line: None) if app.quiet else (lambda line: click.echo(line, err=True)),
+        )
+    except LessonsAnalyticsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        echo_json({"schema": "lessons-analytics/nightly/1", **result.__dict__})

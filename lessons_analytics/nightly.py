@@ -1,0 +1,195 @@
+"""The nightly batch: ingest, signs per base stored in the warehouse, markers, the weekly
+report once its week has closed. One run at a time (a lock file beside the warehouse).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+
+from lessons_analytics import warehouse
+from lessons_analytics.config import Config
+from lessons_analytics.errors import LockBusy
+from lessons_analytics.ingest import ingest
+from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class NightlyResult:
+    ingested_files: int = 0
+    ingested_lines: int = 0
+    bases: list[str] = field(default_factory=list)
+    sleep_due: list[str] = field(default_factory=list)
+    markers_changed: list[str] = field(default_factory=list)
+    report: str | None = None
+    stages: dict[str, float] = field(default_factory=dict)
+
+
+@contextmanager
+def run_lock(db_path: Path, wait: bool) -> Iterator[None]:
+    """Hold ``<warehouse>.lock``; a second run fails at once (or waits, with ``wait``)."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = db_path.with_name(db_path.name + ".lock")
+    with open(lock_path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as exc:
+            raise LockBusy(
+                f"another nightly run holds {lock_path}; not starting a second one"
+                " (use --wait to wait for it)"
+            ) from exc
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def last_complete_week(today: date) -> str:
+    """ISO week (``YYYY-Www``) of the last Monday-to-Sunday week that ended before today."""
+    last_sunday = today - timedelta(days=today.isoweekday())
+    year, week, _ = last_sunday.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def run_nightly(
+    config: Config,
+    db_path: Path,
+    sources: list[Path],
+    report_dir: Path,
+    *,
+    mark: bool,
+    wait: bool = False,
+    today: date | None = None,
+    log: Log = lambda _line: None,
+) -> NightlyResult:
+    result = NightlyResult()
+    today = today or datetime.now(UTC).date()
+    with run_lock(db_path, wait):
+        with _stage(result, "ingest", log) as note:
+            report = ingest(db_path, sources, config.bases)
+            result.ingested_files, result.ingested_lines = report.files_loaded, report.lines_loaded
+            note(f"{report.files_loaded} files, {report.lines_loaded} new lines, "
+                 f"{report.totals.get('load_errors', 0)} load errors")  # fmt: skip
+        with _stage(result, "signs", log) as note:
+            stats = _signs(db_path, config, today)
+            result.bases = [s.base for s in stats]
+            result.sleep_due = [s.base for s in stats if s.sleep_due]
+            note(f"{len(stats)} bases, {len(result.sleep_due)} due for sleep")
+        if mark:
+            with _stage(result, "markers", log) as note:
+                result.markers_changed = _markers(stats)
+                note(f"{len(result.markers_changed)} INDEX.md marker lines changed")
+        with _stage(result, "report", log) as note:
+            result.report = _weekly_report(db_path, report_dir, last_complete_week(today))
+            note(result.report or "this week's report already exists")
+    return result
+
+
+@contextmanager
+def _stage(result: NightlyResult, name: str, log: Log) -> Iterator[Callable[[str], None]]:
+    started = time.perf_counter()
+    notes: list[str] = []
+    yield notes.append
+    elapsed = time.perf_counter() - started
+    result.stages[name] = elapsed
+    log(f"nightly {name}: {elapsed:.2f}s" + (f" — {'; '.join(notes)}" if notes else ""))
+
+
+def _signs(db_path: Path, config: Config, today: date) -> list[BaseStats]:
+    con = warehouse.connect(db_path)
+    try:
+        bases = [row[0] for row in con.execute("select base_path from dim_bases order by 1").fetchall()]
+        stats = [base_stats(Path(b), today, config.thresholds, con) for b in bases if Path(b).is_dir()]
+        store_signs(con, stats)
+        return stats
+    finally:
+        con.close()
+
+
+SIGN_HISTORY = {
+    "as_of": pl.Date,
+    "base_path": pl.String,
+    "name": pl.String,
+    "value_json": pl.String,
+    "threshold_json": pl.String,
+    "fired": pl.Boolean,
+    "lessons": pl.List(pl.String),
+    "sleep_due": pl.Boolean,
+    "recorded_at": pl.Datetime("us", "UTC"),
+}
+
+
+def store_signs(con: Any, stats: list[BaseStats]) -> None:
+    """Each night's signs, one row per (day, base, sign); a re-run replaces that day's rows."""
+    now = datetime.now(UTC)
+    rows = [
+        {"as_of": s.as_of, "base_path": s.base, "name": sign.name,
+         "value_json": orjson.dumps(sign.value).decode(),
+         "threshold_json": orjson.dumps(sign.threshold).decode(), "fired": sign.fired,
+         "lessons": sign.lessons, "sleep_due": s.sleep_due, "recorded_at": now}
+        for s in stats for sign in s.signs
+    ]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=SIGN_HISTORY)
+    cols = ", ".join(f"{name} {_duck(dtype)}" for name, dtype in SIGN_HISTORY.items())
+    con.begin()
+    try:
+        con.execute(f"create table if not exists fct_sign_history ({cols})")
+        con.register("new_signs", frame.to_arrow())
+        con.execute(
+            "delete from fct_sign_history using new_signs"
+            " where fct_sign_history.as_of = new_signs.as_of"
+            " and fct_sign_history.base_path = new_signs.base_path"
+        )
+        con.execute("insert into fct_sign_history select * from new_signs")
+        con.unregister("new_signs")
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+
+
+def _duck(dtype: Any) -> str:
+    return {pl.Date: "date", pl.String: "varchar", pl.Boolean: "boolean"}.get(
+        dtype, "varchar[]" if isinstance(dtype, pl.List) else "timestamptz"
+    )
+
+
+def _markers(stats: list[BaseStats]) -> list[str]:
+    changed = []
+    for result in stats:
+        index = Path(result.base) / "INDEX.md"
+        if index.is_file() and apply_marker(index, marker_line(result)):
+            changed.append(str(index))
+    return changed
+
+
+def _weekly_report(db_path: Path, report_dir: Path, week: str) -> str | None:
+    target = report_dir / week
+    if (target / "report.html").is_file():
+        return None
+    try:
+        from lessons_analytics.report import write_report
+    except ImportError:
+        return None
+    con = warehouse.connect(db_path, read_only=True)
+    try:
+        paths = write_report(con, target, week)
+    finally:
+        con.close()
+    return str(getattr(paths, "html", target))
