@@ -36,5 +36,6 @@ select
     (select max(started_at) from sessions) as last_at,
     (select date_diff('day', date_trunc('week', min(started_at)),
         date_trunc('week', max(started_at))) // 7 + 1 from sessions) as weeks,
-    coalesce((select sum(least(gap_s, coalesce($gap_cap_s, 300))) from gaps), 0)
+    coalesce((select sum(least(gap_s, coalesce($gap_cap_s, 300))) from gaps
+        where gap_s is not null), 0)
         as active_seconds,

@@ -153,3 +153,28 @@ def test_recalled(con: duckdb.DuckDBPyConnection, lesson: str, session: str, bef
                   status: str) -> None:
     doc = metrics.recalled_document(con, lesson, session, metrics.parse_when(before), metrics.Filters())
     assert doc["status"] == status
+
+
+def _active_seconds(stamps: list[str], cap: float = 300) -> float:
+    from datetime import datetime
+
+    times = sorted(datetime.fromisoformat(s.replace("Z", "+00:00")) for s in stamps)
+    return sum(min((b - a).total_seconds(), cap) for a, b in zip(times, times[1:]))
+
+
+def test_share_of_active_time(con: duckdb.DuckDBPyConnection,
+                              world: tuple[scenario.Scenario, Path]) -> None:
+    s = world[0].sessions
+    per_session = {
+        "S1": [line["timestamp"] for line in s["S1"].lines],
+        "S2": [line["timestamp"] for line in s["S2"].lines],
+        "S4": [line["timestamp"] for line in s["S4"].lines],
+        "S5": [line["timestamp"] for line in s["S5"].lines + s["S5-agent"].lines],
+        "S6": [line["timestamp"] for line in s["S6"].lines],  # its replayed lines are S1's
+        "S7": [line["timestamp"] for line in s["S7"].lines],
+    }
+    active = sum(_active_seconds(stamps) for stamps in per_session.values())
+    (r,) = metrics.cost_document(con, metrics.Filters(), pattern="^make test")["rituals"]
+    assert r["share_of_active_time"] == pytest.approx(420 / active)
+    stored = con.execute("select sum(active_seconds) from fct_sessions").fetchall()[0][0]
+    assert stored == pytest.approx(active)

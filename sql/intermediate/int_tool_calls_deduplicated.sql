@@ -1,5 +1,6 @@
 -- int_tool_calls_deduplicated: tool_use blocks (Claude Code) and call items (Codex) of kept lines.
 -- Grain: one row per tool_use_id (a replayed line repeats its calls; the kept line wins).
+-- file_path is the call's own argument (Read/Edit); transcript_file is where the call is.
 with
 
 calls as (
@@ -14,7 +15,7 @@ ranked as (
     select
         calls.*,
         kept_lines.agent_key,
-        kept_lines.file_path,
+        kept_lines.file_path as transcript_file,
         row_number() over (
             partition by coalesce(calls.tool_use_id, calls.file_id::varchar || ':' || calls.line_no::varchar)
             order by calls.ts, kept_lines.file_path, calls.line_no

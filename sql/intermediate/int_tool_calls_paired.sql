@@ -54,7 +54,7 @@ select
     results.text_head as result_head,
     coalesce(results.is_interrupt, false) as is_interrupt,
     coalesce(results.is_rejected, false) as is_rejected,
-    calls.file_path as transcript_file,
+    calls.transcript_file,
     calls.line_no as call_line,
     results.file_path as result_file,
     results.line_no as result_line,

@@ -20,7 +20,8 @@ gaps as (
 
 active as (
     -- a session's first event has no gap (null); least() would turn it into the cap
-    select session_id, sum(least(gap_s, 300)) as active_seconds,
+    select session_id, coalesce(sum(least(gap_s, 300)) filter (where gap_s is not null), 0)
+        as active_seconds,
     from gaps
     where gap_s is not null
     group by session_id
