@@ -83,7 +83,8 @@ def _run(
         report.lines_loaded = outcome.lines_loaded
         models = transform.models_fingerprint()
         built_with = _built_with(con)
-        report.changed = bool(outcome.states) or bases_changed or built_with != models
+        new_errors = len(batch["raw_load_errors"]) > 0
+        report.changed = bool(outcome.states) or new_errors or bases_changed or built_with != models
         if report.changed:
             transform.build(con)
             _record_build(con, models)

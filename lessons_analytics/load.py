@@ -114,26 +114,30 @@ def _load_one(
     loaded_at: str,
     outcome: LoadOutcome,
 ) -> None:
+    file_id = state.file_id if state else file_id_of(source.path)
     try:
         stat = os.stat(source.path)
     except OSError as exc:
-        _error(batch, file_id_of(source.path), source.path, 0, f"unreadable: {exc}", loaded_at)
+        _unreadable(batch, file_id, source.path, exc, state, loaded_at, outcome)
         return
     if state and state.size_bytes == stat.st_size and state.mtime_ns == stat.st_mtime_ns:
         return
-    file_id = state.file_id if state else file_id_of(source.path)
     try:
         with open(source.path, "rb") as handle:
             start, line_no, context = _resume_point(handle, state, stat.st_size)
-            if state is not None and start == 0:
-                outcome.rewritten.append(file_id)
+            if source.kind == "meta":
+                start, line_no, context = 0, 0, {}  # one JSON document: always re-read whole
             handle.seek(start)
             data = handle.read()
             handle.seek(0)
             head = handle.read(_HEAD_BYTES)
     except OSError as exc:
-        _error(batch, file_id, source.path, 0, f"unreadable: {exc}", loaded_at)
+        _unreadable(batch, file_id, source.path, exc, state, loaded_at, outcome)
         return
+    if start == 0:
+        # read from the top: drop the file's earlier rows and errors (a rewrite, or a file that
+        # failed before it ever loaded), so nothing is counted twice
+        outcome.rewritten.append(file_id)
     if source.kind == "meta":
         consumed, lines = _load_meta(source, file_id, data, batch, loaded_at)
     else:
@@ -156,6 +160,23 @@ def _load_one(
             "loaded_at": loaded_at,
         }
     )
+
+
+def _unreadable(
+    batch: Batch,
+    file_id: int,
+    path: str,
+    exc: OSError,
+    state: FileState | None,
+    loaded_at: str,
+    outcome: LoadOutcome,
+) -> None:
+    # A file that never loaded has no rows but its previous "unreadable" error: replace it, so
+    # re-runs do not pile up copies. A file that did load keeps its rows (staging de-duplicates
+    # the repeated error).
+    if state is None:
+        outcome.rewritten.append(file_id)
+    _error(batch, file_id, path, 0, f"unreadable: {exc}", loaded_at)
 
 
 def _resume_point(

@@ -2,7 +2,8 @@
 
 Messages come from ``response_item`` only; the ``event_msg`` copies are kept as events but
 never counted as messages. Durations and exit codes are read out of the output text (or the
-JSON ``metadata``), because that is where current Codex builds record them.
+JSON ``metadata``), because that is where current Codex builds record them. The bare era
+has no ``cwd`` field; it is taken from the ``<environment_context>`` message.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ _BARE_ITEMS = {
 }  # fmt: skip
 _WALL = re.compile(r"^(?:Wall time|Duration): ([0-9.]+) seconds$", re.M)
 _EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
+# the bare era has no cwd field: the harness states it in an <environment_context> message
+_ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
 _TEXT_KEEP = 4000
 _INPUT_KEEP = 2000
 
@@ -123,6 +126,9 @@ class CodexFileParser:
         text = block_text(item.get("content"))
         if role in ("user", "developer"):
             env["text"] = text[:_TEXT_KEEP]
+            cwd = _ENV_CWD.search(text) if "<environment_context>" in text else None
+            if cwd is not None:
+                self.ctx["cwd"] = env["cwd"] = cwd.group(1).strip()
             source = "user" if role == "user" and not text.startswith("<") else "system"
             self._mentions(env, text, source, None)
 
@@ -221,9 +227,11 @@ def _parent_thread(source: object) -> str | None:
 def _call_shape(item: dict[str, Any], item_type: str) -> tuple[str, dict[str, Any], str | None]:
     """Tool name, arguments and shell command of a call item, whatever its era."""
     if item_type == "local_shell_call":
-        action = item.get("action") if isinstance(item.get("action"), dict) else {}
+        raw_action = item.get("action")
+        action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
         return "local_shell_call", action, _command_text(action.get("command"))
-    name = item.get("name") if isinstance(item.get("name"), str) else "<unnamed>"
+    raw_name = item.get("name")
+    name = raw_name if isinstance(raw_name, str) else "<unnamed>"
     if item_type == "custom_tool_call":
         patch = item.get("input")
         return name, {"input": patch if isinstance(patch, str) else None}, None
@@ -262,7 +270,8 @@ def parse_output(text: str) -> tuple[str, int | None, float | None]:
         except orjson.JSONDecodeError:
             doc = None
         if isinstance(doc, dict) and "output" in doc:
-            meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            raw_meta = doc.get("metadata")
+            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
             output = doc["output"] if isinstance(doc["output"], str) else ""
             return (
                 output,

@@ -99,10 +99,7 @@ def _shell(
             n_files=read.n_files,
         )
     first = reads[0]
-    if first.numbered:
-        style = "grep" if first.method == "grep" else "numbered"
-    else:
-        style = "plain"
+    style = ("grep" if first.method == "grep" else "numbered") if first.numbered else "plain"
     return [style, any(_is_index(read.path) for read in reads)]
 
 

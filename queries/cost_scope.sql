@@ -22,9 +22,9 @@ sessions as (
 gaps as (
     select
         events.session_id,
-        epoch(events.ts) - epoch(lag(events.ts) over (
+        (epoch_us(events.ts) - epoch_us(lag(events.ts) over (
             partition by events.session_id order by events.ts
-        )) as gap_s,
+        ))) / 1e6 as gap_s,
     from fct_events events
     inner join sessions using (session_id)
     where events.ts is not null

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from basebuilder import commit, git
-from transcripts import ClaudeSession, CodexRollout, numbered
+from transcripts import ClaudeSession, CodexRollout, numbered, reset_ids
 
 S1 = "11111111-1111-4111-8111-111111111111"
 S2 = "22222222-2222-4222-8222-222222222222"
@@ -95,6 +95,7 @@ class Scenario:
 
 
 def build(root: Path) -> Scenario:
+    reset_ids()
     project = root / "proj"
     project.mkdir(parents=True)
     git(project, "init", "-q", "-b", "main")

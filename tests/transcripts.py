@@ -22,6 +22,12 @@ from typing import Any
 _counter = itertools.count(1)
 
 
+def reset_ids() -> None:
+    """Start the id sequence again, so a scenario gets the same ids in any test order."""
+    global _counter
+    _counter = itertools.count(1)
+
+
 def new_id(prefix: str = "") -> str:
     n = next(_counter)
     return f"{prefix}{uuidlib.UUID(int=n + (7 << 100))}"
