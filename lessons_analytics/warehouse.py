@@ -34,7 +34,10 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise
     # ISO weeks and dates are UTC whatever the machine's zone
     con.execute("set TimeZone = 'UTC'")
-    con.execute("set enable_progress_bar = false")
+    try:
+        con.execute("set enable_progress_bar = false")
+    except duckdb.InvalidInputException:
+        pass  # inside a Jupyter kernel without ipywidgets DuckDB refuses the setting itself
     return con
 
 

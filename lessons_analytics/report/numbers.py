@@ -1,0 +1,108 @@
+"""ISO weeks, shares with their Wilson interval, week-over-week deltas with arrows."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+DIRECTION_ONLY_BELOW = 15  # a share over fewer sessions or hits shows direction only
+_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
+UP, DOWN, FLAT = "▲", "▼", "→"
+
+
+def parse_week(text: str) -> tuple[int, int]:
+    """``2026-W48`` -> (2026, 48); ValueError for anything else or a week that does not exist."""
+    match = _WEEK.match(text.strip())
+    if not match:
+        raise ValueError(f"{text!r} is not an ISO week (YYYY-Www)")
+    year, week = int(match.group(1)), int(match.group(2))
+    date.fromisocalendar(year, week, 1)  # raises ValueError for week 53 of a 52-week year
+    return year, week
+
+
+def week_bounds(week: str) -> tuple[datetime, datetime]:
+    """The week's Monday 00:00 UTC and the next Monday 00:00 UTC (exclusive)."""
+    year, number = parse_week(week)
+    start = date.fromisocalendar(year, number, 1)
+    begin = datetime(start.year, start.month, start.day, tzinfo=UTC)
+    return begin, begin + timedelta(days=7)
+
+
+def week_of(day: date) -> str:
+    year, number, _ = day.isocalendar()
+    return f"{year}-W{number:02d}"
+
+
+def shift_week(week: str, weeks: int) -> str:
+    begin, _ = week_bounds(week)
+    return week_of((begin + timedelta(weeks=weeks)).date())
+
+
+def last_complete_week(today: date | None = None) -> str:
+    """The last ISO week (UTC) that ended before ``today``."""
+    day = today or datetime.now(UTC).date()
+    return week_of(day - timedelta(days=day.isoweekday()))
+
+
+def wilson(count: int, total: int, z: float = 1.959963984540054) -> tuple[float, float] | None:
+    """The 95 % Wilson score interval of ``count`` successes in ``total`` trials."""
+    if total <= 0:
+        return None
+    p = count / total
+    denom = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
+    low = 0.0 if count == 0 else max(0.0, centre - half)
+    high = 1.0 if count == total else min(1.0, centre + half)
+    return low, high
+
+
+def share(count: int | None, total: int | None) -> dict[str, Any]:
+    """A share as the report prints it: value, counts, 95 % interval, direction-only flag."""
+    k, n = int(count or 0), int(total or 0)
+    interval = wilson(k, n)
+    return {
+        "count": k,
+        "total": n,
+        "share": k / n if n else None,
+        "ci95": list(interval) if interval else None,
+        "direction_only": n < DIRECTION_ONLY_BELOW,
+    }
+
+
+def delta(current: float | None, previous: float | None, *, is_share: bool) -> dict[str, Any]:
+    """Week-over-week change: the difference (percentage points for a share) and an arrow."""
+    if current is None or previous is None:
+        return {"previous": previous, "delta": None, "arrow": "–"}
+    change = current - previous
+    if is_share:
+        change *= 100
+    arrow = FLAT if abs(change) < 1e-9 else (UP if change > 0 else DOWN)
+    return {"previous": previous, "delta": change, "arrow": arrow}
+
+
+def fmt_share(item: dict[str, Any]) -> str:
+    """``45/104 = 43.3 % [34.2–52.9]`` and ``(direction only)`` below the threshold."""
+    if not item["total"]:
+        return f"{item['count']}/0 (no data)"
+    lo, hi = item["ci95"]
+    counts = f"{item['count']}/{item['total']} = {100 * item['share']:.1f} %"
+    text = f"{counts} [{100 * lo:.1f}–{100 * hi:.1f}]"
+    return text + (" (direction only)" if item["direction_only"] else "")
+
+
+def fmt_delta(item: dict[str, Any], *, is_share: bool, digits: int = 1) -> str:
+    if item["delta"] is None:
+        return "–"
+    unit = " pp" if is_share else ""
+    return f"{item['arrow']} {item['delta']:+,.{digits}f}{unit}"
+
+
+def fmt_number(value: float | int | None, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.{digits}f}"

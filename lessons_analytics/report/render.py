@@ -1,0 +1,121 @@
+"""The report's blocks as Markdown (charts linked as PNG files) and as one self-contained
+HTML page (charts embedded as data URIs, inline CSS, no external resource)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+
+from lessons_analytics.report.layout import Chart, Heading, Layout, Para, Table
+
+_CODE = re.compile(r"`([^`]+)`")
+_EM = re.compile(r"\*([^*]+)\*")
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(layout: Layout) -> str:
+    lines = [f"# {layout.title}", ""]
+    for block in layout.blocks:
+        if isinstance(block, Heading):
+            lines += [f"{'#' * block.level} {block.text}", ""]
+        elif isinstance(block, Para):
+            prefix = {"note": "", "finding": "**Finding:** ", "empty": "> "}.get(block.kind, "")
+            lines += [prefix + block.text, ""]
+        elif isinstance(block, Table):
+            lines.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
+            lines.append("|" + "|".join("---" for _ in block.headers) + "|")
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+            lines.append("")
+        elif isinstance(block, Chart):
+            lines += [f"![{block.alt}]({block.name})", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _inline(text: str) -> str:
+    """Escape, then the two Markdown marks the layout uses: `code` and *emphasis*."""
+    escaped = html.escape(text, quote=False)
+    escaped = _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", escaped)
+    return _EM.sub(lambda m: f"<em>{m.group(1)}</em>", escaped)
+
+
+CSS = """
+:root { color-scheme: light; --fg: #1c2833; --muted: #566573; --line: #d5d8dc; --accent: #2e86c1; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 60rem; padding: 1rem; font: 16px/1.5 -apple-system,
+  BlinkMacSystemFont, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: var(--fg); }
+h1 { font-size: 1.6rem; margin: 0.5rem 0; }
+h2 { font-size: 1.3rem; margin-top: 2.2rem; padding-top: 0.6rem;
+  border-top: 3px solid var(--accent); }
+h3 { font-size: 1.05rem; margin-top: 1.6rem; }
+p { margin: 0.5rem 0; }
+p.note { color: var(--muted); font-size: 0.9rem; }
+p.finding { background: #fdedec; border-left: 4px solid #c0392b; padding: 0.4rem 0.7rem; }
+p.empty { background: #f4f6f7; border-left: 4px solid #aab7b8; padding: 0.4rem 0.7rem; }
+code { font-size: 0.85em; background: #f4f6f7; padding: 0 0.2em; border-radius: 3px;
+  overflow-wrap: anywhere; }
+.table { overflow-x: auto; margin: 0.5rem 0 1rem; -webkit-overflow-scrolling: touch; }
+table { border-collapse: collapse; font-size: 0.85rem; min-width: 100%; }
+th, td { border-bottom: 1px solid var(--line); padding: 0.3rem 0.5rem; text-align: left;
+  vertical-align: top; }
+th { background: #eaf2f8; position: sticky; top: 0; }
+td { font-variant-numeric: tabular-nums; }
+figure { margin: 0.5rem 0 1rem; overflow-x: auto; -webkit-overflow-scrolling: touch; }
+figure img { width: 100%; min-width: 34rem; height: auto; display: block; }
+figcaption { color: var(--muted); font-size: 0.8rem; }
+nav { font-size: 0.9rem; margin: 0.5rem 0 1rem; }
+nav a { margin-right: 0.8rem; color: var(--accent); }
+@media (max-width: 40rem) {
+  body { padding: 0.6rem; font-size: 15px; }
+  table { font-size: 0.78rem; }
+  th, td { min-width: 6.5rem; }
+  th:first-child, td:first-child { min-width: 4.5rem; }
+}
+"""
+
+
+def to_html(layout: Layout, images: dict[str, bytes]) -> str:
+    """One page; ``images`` maps each chart's file name to its PNG bytes."""
+    anchors = [b for b in layout.blocks if isinstance(b, Heading) and b.level == 2 and b.anchor]
+    parts = [
+        "<!doctype html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(layout.title)}</title>",
+        f"<style>{CSS}</style>",
+        "</head>",
+        "<body>",
+        f"<h1>{html.escape(layout.title)}</h1>",
+    ]
+    if anchors:
+        links = " ".join(f'<a href="#{h.anchor}">{html.escape(h.text)}</a>' for h in anchors)
+        parts.append(f"<nav>{links}</nav>")
+    for block in layout.blocks:
+        parts.append(_html_block(block, images))
+    parts += ["</body>", "</html>"]
+    return "\n".join(parts) + "\n"
+
+
+def _html_block(block: Heading | Para | Table | Chart, images: dict[str, bytes]) -> str:
+    if isinstance(block, Heading):
+        anchor = f' id="{block.anchor}"' if block.anchor else ""
+        return f"<h{block.level}{anchor}>{_inline(block.text)}</h{block.level}>"
+    if isinstance(block, Para):
+        cls = f' class="{block.kind}"' if block.kind else ""
+        return f"<p{cls}>{_inline(block.text)}</p>"
+    if isinstance(block, Table):
+        head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows
+        )
+        table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        return f'<div class="table">{table}</div>'
+    data = base64.b64encode(images[block.name]).decode("ascii")
+    alt = html.escape(block.alt)
+    image = f'<img alt="{alt}" src="data:image/png;base64,{data}">'
+    return f"<figure>{image}<figcaption>{alt}</figcaption></figure>"

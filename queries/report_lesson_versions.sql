@@ -1,0 +1,31 @@
+-- report_lesson_versions: every committed version of each lesson file, with the repository
+-- it lives in, for the report's "life of the base" (the status of each version is read
+-- from git by the report: it is not stored in the warehouse).
+-- Grain: one row per (base, lesson file, commit), oldest first.
+-- Parameters: $bases (list or null = all), $until (commit time, exclusive; null = open).
+-- Reads stg_lesson_versions: no mart carries the lesson file versions.
+with
+
+versions as (
+    select * from stg_lesson_versions
+    where ($bases is null or list_contains($bases, base_path))
+        and ($until is null or committed_at < $until)
+),
+
+bases as (
+    select base_path, repo_root from dim_bases
+)
+
+select
+    versions.base_path,
+    versions.lesson_id,
+    versions.file_path,
+    versions.commit,
+    versions.committed_at,
+    strftime(versions.committed_at, '%G-W%V') as week,
+    versions.body_bytes,
+    versions.hits,
+    bases.repo_root,
+from versions
+left join bases using (base_path)
+order by versions.base_path, versions.committed_at, versions.lesson_id
