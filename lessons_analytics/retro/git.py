@@ -1,0 +1,137 @@
+"""Git signals: reverts, and fix commits touching what a commit of the previous hours
+changed. Git is run read-only (``git log``) on each repository."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from lessons_analytics.retro import text as tx
+from lessons_analytics.retro.model import Signal
+from lessons_analytics.retro.patterns import Patterns, any_match
+
+_REVERTED = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
+_FORMAT = "%x1e%H%x1f%cI%x1f%B%x1f"
+
+
+@dataclass
+class Commit:
+    sha: str
+    at: datetime
+    message: str
+    files: list[str]
+
+    @property
+    def subject(self) -> str:
+        return self.message.strip().splitlines()[0] if self.message.strip() else ""
+
+
+class GitError(Exception):
+    pass
+
+
+def commits(repo: Path, since: datetime | None) -> list[Commit]:
+    """Non-merge commits of ``repo`` (oldest first) with the files they changed."""
+    args = ["git", "-C", str(repo), "log", "--no-merges", "--name-only", f"--format={_FORMAT}"]
+    if since is not None:
+        args.append(f"--since={since.isoformat()}")
+    try:
+        done = subprocess.run(args, capture_output=True, check=False, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitError(f"{repo}: git log failed: {exc}") from exc
+    if done.returncode != 0:
+        raise GitError(f"{repo}: git log failed: {done.stderr.decode(errors='replace').strip()}")
+    out = []
+    for record in done.stdout.decode("utf-8", "replace").split("\x1e")[1:]:
+        parts = record.split("\x1f")
+        if len(parts) < 4:
+            continue
+        files = [f for f in parts[3].splitlines() if f.strip()]
+        out.append(Commit(parts[0], datetime.fromisoformat(parts[1]), parts[2], files))
+    return sorted(out, key=lambda c: c.at)
+
+
+def _code_files(commit: Commit) -> list[str]:
+    """Changed files outside lesson bases (a base's own edits are not code churn)."""
+    return sorted(f for f in commit.files if "LESSONS/" not in f and not f.startswith("LESSONS"))
+
+
+def git_signals(repo: Path, since: datetime | None, pats: Patterns) -> list[Signal]:
+    window = timedelta(hours=pats.fix_window_hours)
+    history = commits(repo, since - window if since else None)
+    out = []
+    for index, commit in enumerate(history):
+        if since is not None and commit.at < since:
+            continue
+        files = _code_files(commit)
+        if not files:
+            continue
+        if any_match(pats.reverts, commit.message):
+            reverted = _REVERTED.search(commit.message)
+            out.append(
+                _signal(
+                    repo,
+                    commit,
+                    "revert",
+                    files[0],
+                    pats,
+                    {"files": files, "reverts": reverted.group(1) if reverted else None},
+                )
+            )
+            continue
+        if not any_match(pats.fixes, commit.subject):
+            continue
+        earlier = [c for c in history[:index] if commit.at - window <= c.at <= commit.at]
+        touched = [(c, sorted(set(files) & set(_code_files(c)))) for c in earlier]
+        touched = [(c, shared) for c, shared in touched if shared]
+        if touched:
+            shared = sorted({f for _, s in touched for f in s})
+            out.append(
+                _signal(
+                    repo,
+                    commit,
+                    "fix_commit",
+                    shared[0],
+                    pats,
+                    {
+                        "files": shared,
+                        "fixes": [c.sha for c, _ in touched],
+                        "hours_after": round(
+                            (commit.at - touched[-1][0].at).total_seconds() / 3600, 2
+                        ),
+                    },
+                )
+            )
+    return out
+
+
+def _signal(
+    repo: Path, commit: Commit, kind: str, file: str, pats: Patterns, detail: dict[str, object]
+) -> Signal:
+    return Signal(
+        kind=kind,
+        mechanism=("git", repo.name, file),
+        quote=tx.quote(tx.redacted(commit.message), 0, pats.quote_chars),
+        ts=commit.at,
+        commit=commit.sha,
+        repo=str(repo),
+        detail={"subject": tx.one_line(tx.redacted(commit.subject), 160), **detail},
+    )
+
+
+def repo_root(path: Path) -> Path | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            check=False,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return Path(done.stdout.decode().strip())

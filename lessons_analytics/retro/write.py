@@ -1,0 +1,151 @@
+"""The outputs of a retro pass: ``signals.jsonl`` (one signal a line) and ``digest.md``
+(the clusters for the judge). Never inside a ``LESSONS/`` folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from lessons_analytics.errors import LessonsAnalyticsError
+from lessons_analytics.retro.model import KINDS, Cluster, RetroResult, Signal
+from lessons_analytics.retro.text import one_line
+
+SHOWN_SIGNALS = 6
+
+
+class RetroOutputError(LessonsAnalyticsError):
+    """The output folder cannot be used (inside a lesson base, or not writable)."""
+
+
+def check_out_dir(out_dir: Path) -> Path:
+    resolved = out_dir.expanduser().resolve()
+    if any(part == "LESSONS" for part in resolved.parts):
+        raise RetroOutputError(f"{out_dir}: retro never writes into a LESSONS/ folder")
+    return resolved
+
+
+def write_retro(result: RetroResult, out_dir: Path) -> dict[str, Path]:
+    """Write ``signals.jsonl`` and ``digest.md`` into ``out_dir`` (created); their paths."""
+    out = check_out_dir(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        signals = out / "signals.jsonl"
+        ordered = [s for c in result.clusters for s in c.signals]
+        signals.write_bytes(b"".join(orjson.dumps(s.as_dict()) + b"\n" for s in ordered))
+        digest = out / "digest.md"
+        digest.write_text(digest_text(result), encoding="utf-8")
+    except OSError as exc:
+        raise RetroOutputError(f"{out_dir}: cannot write the retro outputs: {exc}") from exc
+    return {"signals": signals, "digest": digest}
+
+
+def digest_text(result: RetroResult) -> str:
+    ready = [c for c in result.clusters if c.status == "candidate-ready"]
+    single = [c for c in result.clusters if c.status != "candidate-ready"]
+    lines = [
+        f"# Retro digest, {result.generated_at:%Y-%m-%d}",
+        "",
+        f"{len(result.signals)} signals in {len(result.clusters)} clusters: "
+        f"**{len(ready)} candidate-ready** (two or more independent cases), "
+        f"{len(single)} for quarantine (one case).",
+        "",
+        _scope(result),
+        "",
+        "Collected, not judged: nothing here has been written into any `LESSONS/` folder. "
+        "Every quote is verbatim (secrets redacted) and links to its transcript line or "
+        "commit; `signals.jsonl` holds every signal.",
+        "",
+    ]
+    if result.warnings:
+        lines += ["Warnings:", *[f"- {w}" for w in result.warnings], ""]
+    lines += ["## Candidate-ready", ""]
+    lines += _section(ready, 1) or ["None.", ""]
+    lines += ["## Quarantine (one case each)", ""]
+    lines += _section(single, len(ready) + 1) or ["None.", ""]
+    lines += ["## Signal kinds", ""]
+    lines += [f"- `{kind}`: {text}" for kind, text in KINDS.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _scope(result: RetroResult) -> str:
+    parts = [f"since {result.since:%Y-%m-%d}" if result.since else "all history"]
+    parts.append("bases: " + (", ".join(f"`{b}`" for b in result.bases) or "all"))
+    parts.append("repositories: " + (", ".join(f"`{r}`" for r in result.repos) or "none"))
+    counts: dict[str, int] = {}
+    for signal in result.signals:
+        counts[signal.kind] = counts.get(signal.kind, 0) + 1
+    found = ", ".join(f"{n} {k}" for k, n in counts.items()) or "no signals"
+    return "Scope: " + "; ".join(parts) + f". Found: {found}."
+
+
+def _section(clusters: list[Cluster], start: int) -> list[str]:
+    lines: list[str] = []
+    for number, cluster in enumerate(clusters, start=start):
+        lines += _cluster(number, cluster)
+    return lines
+
+
+def _cluster(number: int, cluster: Cluster) -> list[str]:
+    cases = cluster.independent_cases
+    lines = [
+        f"### {number}. {cluster.title}",
+        "",
+        f"`{cluster.cluster_id}` · {cluster.kind} · {cases} independent case"
+        f"{'s' if cases != 1 else ''} · {len(cluster.signals)} signal"
+        f"{'s' if len(cluster.signals) != 1 else ''}",
+        "",
+        f"Suggested target: {cluster.suggested_target}.",
+    ]
+    if cluster.match:
+        m = cluster.match
+        shared = f" (shared triggers: {', '.join(m.triggers)})" if m.triggers else ""
+        lines.append(
+            f"Possible facet of **{m.lesson_id}** ({m.status}, `{m.base_path}`): "
+            f"“{one_line(m.target, 140)}”{shared}. Add a hit there rather than a new lesson."
+        )
+    lines.append("")
+    for signal in cluster.signals[:SHOWN_SIGNALS]:
+        lines.append(_signal_line(signal))
+    if len(cluster.signals) > SHOWN_SIGNALS:
+        lines.append(f"- … and {len(cluster.signals) - SHOWN_SIGNALS} more in signals.jsonl")
+    lines.append("")
+    return lines
+
+
+def _signal_line(signal: Signal) -> str:
+    when = f"{signal.ts:%Y-%m-%d %H:%M}" if signal.ts else "undated"
+    if signal.commit:
+        where = f"{Path(signal.repo or '').name}@{signal.commit[:10]}"
+        who = ""
+    else:
+        where = f"[{Path(signal.file or '').name}:{signal.line}]({signal.file}#L{signal.line})"
+        who = f" · session `{(signal.session_id or '?')[:8]}`"
+    extra = _extra(signal)
+    text = f"- {when}{who} · {where} · “{one_line(signal.quote, 300)}”{extra}"
+    if signal.context:
+        text += f"\n  then the user: “{one_line(signal.context, 200)}”"
+    return text
+
+
+def _extra(signal: Signal) -> str:
+    d = signal.detail
+    if signal.kind == "repeated_failure":
+        return f" · failed {d.get('count')}× (`{one_line(d.get('command') or '', 80)}`)"
+    if signal.kind == "gate_rejection" and d.get("rework_s") is not None:
+        until = (
+            "until the next accepted review"
+            if d.get("rework_until") == "accepted"
+            else ("until the session ended")
+        )
+        return f" · rework {d['rework_s'] / 60:.0f} min {until}"
+    if signal.kind in ("interrupt", "rejected_tool_use") and d.get("command"):
+        return f" · `{one_line(d['command'], 80)}`"
+    if signal.kind in ("interrupt", "rejected_tool_use") and d.get("target_path"):
+        return f" · {d.get('tool_name')} `{d['target_path']}`"
+    if signal.kind == "revert" and d.get("reverts"):
+        return f" · reverts {str(d['reverts'])[:10]}"
+    if signal.kind == "fix_commit" and d.get("fixes"):
+        fixed = ", ".join(str(s)[:10] for s in d["fixes"])
+        return f" · fixes {fixed} ({d.get('hours_after')} h later)"
+    return ""

@@ -1,0 +1,56 @@
+-- retro_texts: human turns of main agent runs, for the correction and interrupt
+-- detectors of `retro`.
+-- Grain: one row per user text line (fct_texts, not harness-injected) of a main run.
+-- is_after_agent: an assistant line of the same run came before it (a correction needs
+-- an agent turn to correct).
+-- Parameters: $since (timestamp or null: lines at or after it), $bases (list of base
+-- paths or null: sessions of those bases only).
+with
+
+texts as (
+    select * from fct_texts
+    where role = 'user' and not coalesce(is_meta, false) and text is not null
+),
+
+main_runs as (
+    select agent_run_id from dim_agent_runs where is_main
+),
+
+first_agent as (
+    select
+        agent_run_id,
+        min(ts) as first_agent_at,
+        min(line_no) as first_agent_line,
+    from fct_events
+    where role = 'assistant'
+    group by agent_run_id
+),
+
+in_scope as (
+    select distinct session_id from dim_session_bases
+    where list_contains($bases, base_path)
+),
+
+selected as (
+    select
+        texts.session_id,
+        texts.agent_run_id,
+        texts.runtime,
+        texts.ts,
+        texts.file_path,
+        texts.line_no,
+        texts.text,
+        coalesce(
+            texts.ts > first_agent.first_agent_at
+            or texts.line_no > first_agent.first_agent_line,
+            false
+        ) as is_after_agent,
+    from texts
+    inner join main_runs using (agent_run_id)
+    left join first_agent using (agent_run_id)
+    where ($since is null or texts.ts >= $since)
+        and ($bases is null or texts.session_id in (select session_id from in_scope))
+)
+
+select * from selected
+order by session_id, agent_run_id, ts, file_path, line_no
