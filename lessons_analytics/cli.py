@@ -58,10 +58,12 @@ def _register() -> None:
     from lessons_analytics.commands.ingest import ingest_cmd
     from lessons_analytics.commands.judge import cards_cmd, check_cmd, lint_cmd
     from lessons_analytics.commands.nightly import nightly_cmd
+    from lessons_analytics.commands.report import report_cmd
+    from lessons_analytics.commands.retro import retro_cmd
     from lessons_analytics.commands.stats import stats_cmd
 
     commands = [ingest_cmd, demo_cmd, nightly_cmd, *COMMANDS, check_cmd, lint_cmd, stats_cmd,
-                cards_cmd]
+                cards_cmd, report_cmd, retro_cmd]
     for command in commands:
         cli.add_command(command)
 

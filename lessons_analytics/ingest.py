@@ -18,8 +18,8 @@ import orjson
 
 from lessons_analytics import bases as base_reader
 from lessons_analytics import transform, warehouse
-from lessons_analytics.load import discover, load_files, now_utc
-from lessons_analytics.schema import BASE_TABLES, Batch, base_frame
+from lessons_analytics.load import LoadOutcome, discover, load_chunks, now_utc
+from lessons_analytics.schema import BASE_TABLES, base_frame
 
 ERRORS_SHOWN = 100
 
@@ -71,11 +71,17 @@ def _run(
         sources = discover(paths)
         states = warehouse.file_states(con)
         loaded_at = now_utc()
-        batch = Batch()
         tick = progress(len(sources), 0) if progress else None
-        outcome = load_files(sources, states, batch, loaded_at, tick)
-        warehouse.forget_files(con, outcome.rewritten)
-        warehouse.write_batch(con, batch)
+        outcome = LoadOutcome(files_seen=len(sources))
+        new_errors = False
+        for chunk in load_chunks(sources, states, loaded_at, progress=tick):
+            warehouse.forget_files(con, chunk.outcome.rewritten)
+            for table, frame in chunk.frames.items():
+                warehouse.append(con, table, frame)
+            new_errors = new_errors or "raw_load_errors" in chunk.frames
+            outcome.files_loaded += chunk.outcome.files_loaded
+            outcome.lines_loaded += chunk.outcome.lines_loaded
+            outcome.states.extend(chunk.outcome.states)
         warehouse.write_states(con, outcome.states)
         bases_changed = _refresh_bases(con, extra_bases)
         report.files_seen = outcome.files_seen
@@ -83,7 +89,6 @@ def _run(
         report.lines_loaded = outcome.lines_loaded
         models = transform.models_fingerprint()
         built_with = _built_with(con)
-        new_errors = len(batch["raw_load_errors"]) > 0
         report.changed = bool(outcome.states) or new_errors or bases_changed or built_with != models
         if report.changed:
             transform.build(con)

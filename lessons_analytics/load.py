@@ -271,3 +271,82 @@ def _error(batch: Batch, file_id: int, path: str, line: int, reason: str, loaded
 
 def now_utc() -> str:
     return datetime.now(UTC).isoformat()
+
+
+# ---------------------------------------------------------------- chunks, in parallel
+
+CHUNK_BYTES = 48 << 20  # parse about this much per task: memory stays flat, work stays even
+PARALLEL_MIN_BYTES = 64 << 20  # below this a pool costs more than it saves
+
+
+@dataclass
+class Chunk:
+    frames: dict[str, Any]  # table -> polars DataFrame
+    outcome: LoadOutcome
+
+
+def changed_sources(
+    sources: list[SourceFile], states: dict[str, FileState]
+) -> tuple[list[tuple[SourceFile, int]], int]:
+    """The files that need reading, with their sizes; unchanged files are not opened."""
+    pending = []
+    total = 0
+    for source in sources:
+        state = states.get(source.path)
+        try:
+            stat = os.stat(source.path)
+        except OSError:
+            pending.append((source, 0))  # the loader records why it is unreadable
+            continue
+        if state and state.size_bytes == stat.st_size and state.mtime_ns == stat.st_mtime_ns:
+            continue
+        new_bytes = stat.st_size - (state.consumed_bytes if state else 0)
+        pending.append((source, max(new_bytes, 0)))
+        total += max(new_bytes, 0)
+    return pending, total
+
+
+def _parse_chunk(args: tuple[list[SourceFile], dict[str, FileState], str]) -> Chunk:
+    sources, states, loaded_at = args
+    batch = Batch()
+    outcome = load_files(sources, states, batch, loaded_at)
+    frames = {name: cols.frame() for name, cols in batch.tables.items() if len(cols)}
+    return Chunk(frames, outcome)
+
+
+def load_chunks(
+    sources: list[SourceFile],
+    states: dict[str, FileState],
+    loaded_at: str,
+    workers: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[Chunk]:
+    """Parse the changed files chunk by chunk (in worker processes for big loads), yielding
+    each chunk's frames so the caller writes them before the next arrives."""
+    pending, total = changed_sources(sources, states)
+    chunks: list[list[SourceFile]] = [[]]
+    size = 0
+    for source, new_bytes in pending:
+        if size >= CHUNK_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(source)
+        size += new_bytes
+    tasks = [(chunk, {s.path: states[s.path] for s in chunk if s.path in states}, loaded_at)
+             for chunk in chunks if chunk]  # fmt: skip
+    workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+    if workers < 2 or total < PARALLEL_MIN_BYTES or len(tasks) < 2:
+        for task in tasks:
+            chunk = _parse_chunk(task)
+            if progress:
+                progress(len(task[0]))
+            yield chunk
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")  # the parent holds a DuckDB connection
+    with context.Pool(workers) as pool:
+        for chunk in pool.imap(_parse_chunk, tasks):
+            if progress:
+                progress(chunk.outcome.files_seen)
+            yield chunk

@@ -282,7 +282,7 @@ def test_crash_mid_run_leaves_the_warehouse_as_it_was(
 
 
 def test_whole_fixture_tree_totals(tmp_path: Path) -> None:
-    report = run(tmp_path, DATA)
+    report = run(tmp_path, DATA / "projects", DATA / "codex")
     # Claude: 17 session files + 2 flat agents + 1 subagent + 1 meta.json; Codex: 4 rollouts
     assert (report.files_seen, report.files_loaded) == (25, 25)
     # 113 JSONL lines (wc -l) + the meta.json document

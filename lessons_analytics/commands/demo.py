@@ -12,6 +12,7 @@ from lessons_analytics.commands.ingest import summary_text
 from lessons_analytics.demo import build_demo
 from lessons_analytics.ingest import ingest
 from lessons_analytics.options import AppContext
+from lessons_analytics.report import demo_report
 from lessons_analytics.stats import base_stats
 
 
@@ -36,9 +37,11 @@ def demo_cmd(app: AppContext, out: Path) -> None:
     con = warehouse.connect(db, read_only=True)
     try:
         _analyses(con, workspace.last_day + timedelta(days=1), workspace.bases)
+        paths = demo_report(con, workspace.root, workspace.last_day)
     finally:
         con.close()
     click.echo(f"\nexplore: lessons-analytics --db {db} heads | coverage | hits | bodies | cost --rituals")
+    click.echo(f"report: {paths.html}")
 
 
 def _analyses(con: object, as_of: object, bases: list[Path]) -> None:

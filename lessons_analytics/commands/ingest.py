@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.ingest import IngestReport, ingest
 from lessons_analytics.options import AppContext, echo_json, json_option
 from lessons_analytics.paths import default_sources
@@ -32,7 +33,14 @@ def ingest_cmd(
     """
     sources = list(paths) or [p for p in default_sources() if p.exists()]
     show = not (app.quiet or as_json) and sys.stderr.isatty()
-    report = ingest(app.db_path, sources, bases, progress=_progress_bar if show else None)
+    bars: list[Any] = []
+    try:
+        report = ingest(app.db_path, sources, bases, progress=_progress_bar(bars) if show else None)
+    except LessonsAnalyticsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        for bar in bars:
+            bar.__exit__(None, None, None)
     if as_json:
         echo_json(report.document())
     elif not app.quiet:
@@ -59,15 +67,13 @@ def summary_text(report: IngestReport) -> str:
     ])
 
 
-def _progress_bar(total: int, _done: int) -> Callable[[int], None]:
-    bar = click.progressbar(length=total, label="ingest", file=sys.stderr)
-    bar.__enter__()
-    seen = [0]
+def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]]:
+    """A progress bar on stderr, closed by the caller (unchanged files never tick)."""
 
-    def tick(step: int) -> None:
-        seen[0] += step
-        bar.update(step)
-        if seen[0] >= total:
-            bar.__exit__(None, None, None)
+    def start(total: int, _done: int) -> Callable[[int], None]:
+        bar = click.progressbar(length=total, label="ingest", file=sys.stderr)
+        bar.__enter__()
+        bars.append(bar)
+        return bar.update
 
-    return tick
+    return start
