@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from pathlib import Path
 
 import click
@@ -13,7 +14,45 @@ from lessons_analytics.options import AppContext
 from lessons_analytics.paths import CONFIG_NAME, default_db_path
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_COMMANDS = {
+    "ingest": "ingest:ingest_cmd",
+    "demo": "demo:demo_cmd",
+    "nightly": "nightly:nightly_cmd",
+    "heads": "analyses:heads_cmd",
+    "coverage": "analyses:coverage_cmd",
+    "hits": "analyses:hits_cmd",
+    "bodies": "analyses:bodies_cmd",
+    "cost": "analyses:cost_cmd",
+    "recalled": "analyses:recalled_cmd",
+    "query": "analyses:query_cmd",
+    "check": "judge:check_cmd",
+    "lint": "judge:lint_cmd",
+    "stats": "stats:stats_cmd",
+    "cards": "judge:cards_cmd",
+    "report": "report:report_cmd",
+    "retro": "retro:retro_cmd",
+}
+
+
+def _load(name: str) -> click.Command:
+    module, attr = _COMMANDS[name].split(":")
+    command: click.Command = getattr(import_module(f"lessons_analytics.commands.{module}"), attr)
+    return command
+
+
+class _LazyGroup(click.Group):
+    """Imports a command's module only when it runs, so `ingest` does not pay for matplotlib."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in _COMMANDS and cmd_name not in self.commands:
+            self.add_command(_load(cmd_name), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="lessons-analytics")
 @click.option(
     "--db",
@@ -50,22 +89,3 @@ def cli(ctx: click.Context, db_path: Path | None, config_path: Path | None, quie
 
 def main() -> None:
     cli()
-
-
-def _register() -> None:
-    from lessons_analytics.commands.analyses import COMMANDS
-    from lessons_analytics.commands.demo import demo_cmd
-    from lessons_analytics.commands.ingest import ingest_cmd
-    from lessons_analytics.commands.judge import cards_cmd, check_cmd, lint_cmd
-    from lessons_analytics.commands.nightly import nightly_cmd
-    from lessons_analytics.commands.report import report_cmd
-    from lessons_analytics.commands.retro import retro_cmd
-    from lessons_analytics.commands.stats import stats_cmd
-
-    commands = [ingest_cmd, demo_cmd, nightly_cmd, *COMMANDS, check_cmd, lint_cmd, stats_cmd,
-                cards_cmd, report_cmd, retro_cmd]
-    for command in commands:
-        cli.add_command(command)
-
-
-_register()

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from lessons_analytics import readcalls
-from lessons_analytics.results import block_text, lesson_ids, summarize
+from lessons_analytics.results import block_text, input_json, lesson_ids, summarize
 from lessons_analytics.schema import Batch
 
 CONVERSATION = {"user", "assistant", "system", "attachment", "progress"}
@@ -23,7 +23,7 @@ BOOKKEEPING = {
     "frame-link", "tag",
 }  # fmt: skip
 _TEXT_KEEP = 4000
-_INPUT_KEEP = 2000
+_HARNESS_KEEP = 1000  # hook payloads: ids are taken from the whole text, only a glance is kept
 _INTERRUPT = "[Request interrupted by user"
 _REJECTED = "The user doesn't want to proceed with this tool use"
 
@@ -147,7 +147,7 @@ class ClaudeFileParser:
             prompt_hash=prompt_hash(tool_input.get("prompt"))
             if name in ("Task", "Agent")
             else None,
-            input_json=orjson.dumps(tool_input)[:_INPUT_KEEP].decode("utf-8", "replace"),
+            input_json=input_json(tool_input),
         )
         if not isinstance(tool_use_id, str):
             return
@@ -248,7 +248,7 @@ class ClaudeFileParser:
             return  # a streamed copy of a subagent's own transcript, which is loaded from its file
         text = orjson.dumps(payload).decode("utf-8", "replace")
         env["subtype"] = env["subtype"] or _str(payload.get("type"))
-        env["text"] = text[:_TEXT_KEEP]
+        env["text"] = text[:_HARNESS_KEEP]
         self._mentions(env, text, "hook", None)
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from lessons_analytics import readcalls
-from lessons_analytics.results import block_text, lesson_ids, summarize
+from lessons_analytics.results import block_text, input_json, lesson_ids, summarize
 from lessons_analytics.schema import Batch
 
 KNOWN = {
@@ -31,7 +31,6 @@ _EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 # the bare era has no cwd field: the harness states it in an <environment_context> message
 _ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
 _TEXT_KEEP = 4000
-_INPUT_KEEP = 2000
 
 
 class CodexFileParser:
@@ -148,7 +147,7 @@ class CodexFileParser:
             ts=env["ts"],
             cwd=cwd,
             command=command,
-            input_json=orjson.dumps(args)[:_INPUT_KEEP].decode("utf-8", "replace"),
+            input_json=input_json(args),
         )
         if isinstance(call_id, str) and command:
             read = readcalls.record_reads(

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
+
+import orjson
 
 LESSON_ID = re.compile(r"\bL-\d+\b")
 # ``... [2057 characters truncated] ...`` and ``... [102 lines truncated] ...`` (Claude Code
@@ -21,7 +24,7 @@ _MARKER = re.compile(
 _NUMBERED = re.compile(r"^ *(\d+)(?:\t|→)", re.M)
 # ``grep -n`` output: ``12:text`` (match) or ``12-text`` (context)
 _GREP_NUMBERED = re.compile(r"^(\d+)[:-]", re.M)
-_RESULT_TEXT_HEAD = 500
+_RESULT_TEXT_HEAD = 300
 
 
 @dataclass(slots=True)
@@ -101,3 +104,31 @@ def block_text(content: object) -> str:
                 parts.append(block)
         return "\n".join(parts)
     return ""
+
+
+_INPUT_STRING_KEEP = 200
+
+
+def input_json(value: dict[str, Any]) -> str:
+    """The JSON of a call's input, compacted only when it is big (most are small)."""
+    text = orjson.dumps(value)
+    if len(text) > 4 * _INPUT_STRING_KEEP:
+        text = orjson.dumps(compact_input(value))
+    return text.decode("utf-8", "replace")
+
+
+def compact_input(value: Any, depth: int = 0) -> Any:
+    """A tool call's input kept small but valid JSON: long strings cut, long lists shortened.
+    An Edit's old/new strings or a Write's content are not analysed, only glanced at."""
+    if isinstance(value, str):
+        return value if len(value) <= _INPUT_STRING_KEEP else value[:_INPUT_STRING_KEEP] + "…"
+    if isinstance(value, dict):
+        if depth >= 3:
+            return "{…}"
+        return {str(k): compact_input(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        if depth >= 3:
+            return "[…]"
+        items = [compact_input(v, depth + 1) for v in value[:10]]
+        return items + ["…"] if len(value) > 10 else items
+    return value

@@ -7,6 +7,7 @@ files in name order inside a layer, so a model may use any earlier layer.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import duckdb
 
@@ -18,11 +19,21 @@ def build(con: duckdb.DuckDBPyConnection) -> list[str]:
     built = []
     for path in layer_files():
         name = path.stem
-        kind = "view" if path.parent.name == "staging" else "table"
         body = path.read_text(encoding="utf-8").strip().rstrip(";")
+        kind = materialization(path, body)
         con.execute(f"create or replace {kind} {name} as\n{body}")
         built.append(name)
     return built
+
+
+def materialization(path: Path, body: str) -> str:
+    """Staging models are views and the rest tables, unless the file's header says
+    ``-- materialized: view`` (an intermediate step read by few models, cheaper to recompute
+    than to store)."""
+    if path.parent.name == "staging":
+        return "view"
+    header = body.split("\nwith", 1)[0].split("\nselect", 1)[0]
+    return "view" if "-- materialized: view" in header else "table"
 
 
 def models_fingerprint() -> str:

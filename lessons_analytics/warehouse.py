@@ -34,6 +34,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         raise
     # ISO weeks and dates are UTC whatever the machine's zone
     con.execute("set TimeZone = 'UTC'")
+    con.execute("set preserve_insertion_order = false")
     try:
         con.execute("set enable_progress_bar = false")
     except duckdb.InvalidInputException:

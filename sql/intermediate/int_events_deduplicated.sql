@@ -40,4 +40,5 @@ ranked as (
     left join session_starts using (session_id)
 )
 
-select * exclude (copy_rank) from ranked where copy_rank = 1
+-- uuid and parentUuid have done their work here; nothing later reads them
+select * exclude (copy_rank, uuid, parent_uuid) from ranked where copy_rank = 1

@@ -1,5 +1,6 @@
 -- int_file_reads_kept: the files each kept read call asked for, with the range the command names,
 -- and (for INDEX.md reads) the full result text that is the evidence of what was seen.
+-- materialized: view (read by few models; recomputing is cheaper than storing a copy)
 -- Grain: one row per (tool_use_id, read_idx).
 with
 

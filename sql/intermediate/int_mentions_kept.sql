@@ -1,5 +1,6 @@
 -- int_mentions_kept: a lesson id seen in a tool result, a user message or a system/hook message.
 -- Grain: one row per (kept line, lesson id, tool_use_id).
+-- materialized: view (read by few models; recomputing is cheaper than storing a copy)
 with
 
 mentions as (

@@ -1,5 +1,5 @@
 -- fct_events: every kept transcript line of a kept agent run (warm-ups dropped).
--- Grain: one row per transcript line.
+-- Grain: one row per transcript line. Usage and message ids live in fct_messages.
 with
 
 events as (
@@ -11,7 +11,8 @@ runs as (
 )
 
 select
-    events.*,
+    events.* exclude (message_id, request_id, model, input_tokens, output_tokens,
+        cache_creation_tokens, cache_read_tokens, text_head),
     events.session_id || '/' || events.agent_key as agent_run_id,
 from events
 inner join runs using (session_id, agent_key)

@@ -5,8 +5,13 @@
 with
 
 events as (
-    select * from fct_events
-    where role is not null and (runtime = 'claude' or line_type = 'response_item')
+    select
+        events.*,
+        events.session_id || '/' || events.agent_key as agent_run_id,
+    from int_events_deduplicated events
+    inner join dim_agent_runs runs using (session_id, agent_key)
+    where events.role is not null
+        and (events.runtime = 'claude' or events.line_type = 'response_item')
 ),
 
 assistant as (
