@@ -1,8 +1,8 @@
 """lessons-analytics: measure whether the lessons given to AI coding agents actually work.
 
-    from lessons_analytics import connect, metrics
-    con = connect(path_to_warehouse, read_only=True)
-    metrics.coverage_by_week(con, metrics.Filters(since=...))   # a Polars DataFrame
+from lessons_analytics import connect, metrics
+con = connect(path_to_warehouse, read_only=True)
+metrics.coverage_by_week(con, metrics.Filters(since=...))   # a Polars DataFrame
 """
 
 from __future__ import annotations

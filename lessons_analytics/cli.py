@@ -13,7 +13,6 @@ from lessons_analytics.errors import ConfigError
 from lessons_analytics.options import AppContext
 from lessons_analytics.paths import CONFIG_NAME, default_db_path
 
-
 _COMMANDS = {
     "ingest": "ingest:ingest_cmd",
     "demo": "demo:demo_cmd",

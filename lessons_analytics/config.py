@@ -70,7 +70,9 @@ def load_config(path: Path | None) -> Config:
     config.mark = bool(data.get("mark", False))
     for name, value in (data.get("thresholds") or {}).items():
         if name not in THRESHOLDS:
-            raise ConfigError(f"{path}: unknown threshold {name!r} (known: {', '.join(THRESHOLDS)})")
+            raise ConfigError(
+                f"{path}: unknown threshold {name!r} (known: {', '.join(THRESHOLDS)})"
+            )
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{path}: threshold {name} must be a number, not {value!r}")
         config.thresholds[name] = value

@@ -6,6 +6,7 @@ back), and the next run does the whole job again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Iterable
@@ -180,7 +181,11 @@ def _fingerprint(base: Path) -> str:
                 text = Path(entry.path).read_bytes()
             except OSError:
                 text = b""
-            kept = [line for line in text.splitlines() if not line.lstrip().startswith(b"<!-- sleep-due:")]
+            kept = [
+                line
+                for line in text.splitlines()
+                if not line.lstrip().startswith(b"<!-- sleep-due:")
+            ]
             digest.update(b"INDEX.md:" + hashlib.blake2b(b"\n".join(kept)).digest())
             continue
         stat = entry.stat()
@@ -188,10 +193,8 @@ def _fingerprint(base: Path) -> str:
     root = base_reader.repo_root_of(base)
     if root is not None:
         for ref in (root / ".git" / "HEAD", root / ".git" / "index"):
-            try:
+            with contextlib.suppress(OSError):
                 digest.update(f"{ref}:{ref.stat().st_mtime_ns};".encode())
-            except OSError:
-                pass
     return digest.hexdigest()
 
 
@@ -213,7 +216,10 @@ def _table_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
 
 def totals(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
     """Counts of the warehouse after a run, in the shape of ``ingest --json``."""
-    one = lambda sql: con.execute(sql).fetchall()[0][0]  # noqa: E731
+
+    def one(sql: str) -> Any:
+        return con.execute(sql).fetchall()[0][0]
+
     by_tool = dict(
         con.execute(
             "select tool_name, count(*) from fct_tool_calls group by 1 order by 2 desc, 1"

@@ -275,7 +275,7 @@ def now_utc() -> str:
 
 # ---------------------------------------------------------------- chunks, in parallel
 
-CHUNK_BYTES = 48 << 20  # parse about this much per task: memory stays flat, work stays even
+CHUNK_BYTES = 32 << 20  # parse about this much per task: memory stays flat, work stays even
 PARALLEL_MIN_BYTES = 64 << 20  # below this a pool costs more than it saves
 
 

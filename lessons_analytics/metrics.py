@@ -17,6 +17,7 @@ import polars as pl
 from lessons_analytics import sqlfiles
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
+DEFAULT_GAP_CAP_S = 300  # the cap fct_sessions.active_seconds is built with
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,8 @@ def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> pl.DataFr
 def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> pl.DataFrame:
     names = set(_PARAM.findall(sql))
     bound = {name: params.get(name) for name in names}
-    return con.sql(sql, params=bound).pl()
+    frame: pl.DataFrame = con.sql(sql, params=bound).pl()
+    return frame
 
 
 def _bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
@@ -111,19 +113,29 @@ def coverage_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[
     out = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
-        out.append({
-            "base": base,
-            "sessions_in_scope": int(row.get("sessions_in_scope") or 0),
-            "sessions_reading_index": int(row.get("sessions_reading_index") or 0),
-            "sessions_recalled": int(row.get("sessions_recalled") or 0),
-            "coverage": row.get("coverage"),
-            "index_read_share": row.get("index_read_share"),
-            "by_week": [
-                {k: w[k] for k in ("week", "sessions_in_scope", "sessions_reading_index",
-                                   "sessions_recalled", "coverage")}
-                for w in weeks.get(base, [])
-            ],
-        })
+        out.append(
+            {
+                "base": base,
+                "sessions_in_scope": int(row.get("sessions_in_scope") or 0),
+                "sessions_reading_index": int(row.get("sessions_reading_index") or 0),
+                "sessions_recalled": int(row.get("sessions_recalled") or 0),
+                "coverage": row.get("coverage"),
+                "index_read_share": row.get("index_read_share"),
+                "by_week": [
+                    {
+                        k: w[k]
+                        for k in (
+                            "week",
+                            "sessions_in_scope",
+                            "sessions_reading_index",
+                            "sessions_recalled",
+                            "coverage",
+                        )
+                    }
+                    for w in weeks.get(base, [])
+                ],
+            }
+        )
     return envelope("coverage", out)
 
 
@@ -145,20 +157,24 @@ def hits_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[str,
         for c in caught.get(base, []):
             by_caught[c["caught"]] = by_caught.get(c["caught"], 0) + c["hits"]
             cross.setdefault(c["recall"], {})[c["caught"]] = c["hits"]
-        out.append({
-            "base": base,
-            "hits": int(row.get("hits") or 0),
-            "independent_hits": int(row.get("independent_hits") or 0),
-            "sessions_found": int(row.get("sessions_found") or 0),
-            "by_recall": {k: int(row.get(k) or 0) for k in RECALL_KINDS},
-            "by_caught": by_caught,
-            "recall_by_caught": cross,
-            "top3_share": row.get("top3_share"),
-            "max_class": {"class": row.get("max_class"), "share": row.get("max_class_share")},
-            "by_class": classes.get(base, []),
-            "disagreements": [_hit_ref(h) for h in listing.get(base, []) if h["disagrees"]],
-            "lessons": [{"id": item.pop("lesson_id"), **item} for item in lessons.get(base, [])],
-        })
+        out.append(
+            {
+                "base": base,
+                "hits": int(row.get("hits") or 0),
+                "independent_hits": int(row.get("independent_hits") or 0),
+                "sessions_found": int(row.get("sessions_found") or 0),
+                "by_recall": {k: int(row.get(k) or 0) for k in RECALL_KINDS},
+                "by_caught": by_caught,
+                "recall_by_caught": cross,
+                "top3_share": row.get("top3_share"),
+                "max_class": {"class": row.get("max_class"), "share": row.get("max_class_share")},
+                "by_class": classes.get(base, []),
+                "disagreements": [_hit_ref(h) for h in listing.get(base, []) if h["disagrees"]],
+                "lessons": [
+                    {"id": item.pop("lesson_id"), **item} for item in lessons.get(base, [])
+                ],
+            }
+        )
     return envelope("hits", out)
 
 
@@ -180,20 +196,28 @@ def bodies_document(
     out = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
-        out.append({
-            "base": base,
-            "reads": int(row.get("reads") or 0),
-            "tokens": int(row.get("tokens") or 0),
-            "large_reads": int(row.get("large_reads") or 0),
-            "large_tokens": int(row.get("large_tokens") or 0),
-            "large_share": row.get("large_share"),
-            "lessons": [
-                {"id": item["lesson_id"], "reads": item["reads"], "tokens": item["tokens"],
-                 "body_bytes": item["body_bytes"], "journal_share": item["journal_share"],
-                 "large": item["is_large"], "sessions": item["sessions"]}
-                for item in lessons.get(base, [])
-            ],
-        })
+        out.append(
+            {
+                "base": base,
+                "reads": int(row.get("reads") or 0),
+                "tokens": int(row.get("tokens") or 0),
+                "large_reads": int(row.get("large_reads") or 0),
+                "large_tokens": int(row.get("large_tokens") or 0),
+                "large_share": row.get("large_share"),
+                "lessons": [
+                    {
+                        "id": item["lesson_id"],
+                        "reads": item["reads"],
+                        "tokens": item["tokens"],
+                        "body_bytes": item["body_bytes"],
+                        "journal_share": item["journal_share"],
+                        "large": item["is_large"],
+                        "sessions": item["sessions"],
+                    }
+                    for item in lessons.get(base, [])
+                ],
+            }
+        )
     return envelope("bodies", out)
 
 
@@ -207,13 +231,17 @@ def ritual_cost(
     """One ritual's time (metrics.md §5) as an element of the ``cost`` document."""
     params = {**filters.params(), "pattern": pattern, "gap_cap_s": gap_cap_s}
     calls = query(con, "cost_calls", **params)
-    scope = query(con, "cost_scope", **params).to_dicts()[0]
+    scope_query = "cost_scope" if gap_cap_s == DEFAULT_GAP_CAP_S else "cost_scope_recapped"
+    scope = query(con, scope_query, **params).to_dicts()[0]
     timed = calls.filter(pl.col("timed"))
     seconds = float(timed["duration_s"].sum() or 0.0)
     weeks = int(scope["weeks"] or 0)
     by_week = (
         calls.group_by("week")
-        .agg(pl.len().alias("calls"), (pl.col("duration_s").filter(pl.col("timed")).sum() / 3600).alias("hours"))
+        .agg(
+            pl.len().alias("calls"),
+            (pl.col("duration_s").filter(pl.col("timed")).sum() / 3600).alias("hours"),
+        )
         .sort("week")
         .to_dicts()
     )
@@ -281,8 +309,14 @@ def recalled_document(
     """Had ``lesson`` surfaced in ``session`` before ``before``, and the evidence."""
     found = con.execute("select count(*) from fct_sessions where session_id = ?", [session])
     row = found.fetchall()[0]
-    evidence = query(con, "recalled", lesson=lesson, session=session, before=before,
-                     bases=filters.params()["bases"]).to_dicts()
+    evidence = query(
+        con,
+        "recalled",
+        lesson=lesson,
+        session=session,
+        before=before,
+        bases=filters.params()["bases"],
+    ).to_dicts()
     kinds = {e["kind"] for e in evidence}
     if not row or not row[0]:
         status = "unknown"
@@ -306,7 +340,9 @@ def recalled_document(
 
 
 def _frame(name: str) -> Any:
-    def run(con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: Any) -> pl.DataFrame:
+    def run(
+        con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: Any
+    ) -> pl.DataFrame:
         return query(con, name, **(filters or Filters()).params(), **params)
 
     run.__name__ = name

@@ -114,15 +114,19 @@ def _stage(result: NightlyResult, name: str, log: Log) -> Iterator[Callable[[str
 def _signs(db_path: Path, config: Config, today: date) -> list[BaseStats]:
     con = warehouse.connect(db_path)
     try:
-        bases = [row[0] for row in con.execute("select base_path from dim_bases order by 1").fetchall()]
-        stats = [base_stats(Path(b), today, config.thresholds, con) for b in bases if Path(b).is_dir()]
+        bases = [
+            row[0] for row in con.execute("select base_path from dim_bases order by 1").fetchall()
+        ]
+        stats = [
+            base_stats(Path(b), today, config.thresholds, con) for b in bases if Path(b).is_dir()
+        ]
         store_signs(con, stats)
         return stats
     finally:
         con.close()
 
 
-SIGN_HISTORY = {
+SIGN_HISTORY: dict[str, Any] = {
     "as_of": pl.Date,
     "base_path": pl.String,
     "name": pl.String,

@@ -30,10 +30,17 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     widths = [len(h) for h in headers]
     for row in cells:
         widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
-    numeric = [all(_looks_numeric(r[i]) for r in cells) and bool(cells) for i in range(len(headers))]
+    numeric = [
+        all(_looks_numeric(r[i]) for r in cells) and bool(cells) for i in range(len(headers))
+    ]
+
     def line(values: Sequence[str]) -> str:
-        parts = [v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric, strict=True)]
+        parts = [
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ]
         return "  ".join(parts).rstrip()
+
     out = [line(list(headers)), "  ".join("-" * w for w in widths)]
     out.extend(line(row) for row in cells)
     return "\n".join(out)

@@ -16,7 +16,7 @@ Int = pl.Int64
 Bool = pl.Boolean
 Ts = pl.Datetime("us", "UTC")
 
-RAW_TABLES: dict[str, dict[str, pl.DataType]] = {
+RAW_TABLES: dict[str, dict[str, Any]] = {
     # one row per transcript file: what has been consumed, so a re-run reads only new lines
     "raw_files": {
         "file_id": Int,
@@ -177,7 +177,7 @@ def create_sql(table: str) -> str:
     return f"create table if not exists {table} ({cols})"
 
 
-def _duck_type(dtype: pl.DataType) -> str:
+def _duck_type(dtype: Any) -> str:
     if dtype == Str:
         return "varchar"
     if dtype == Int:
@@ -235,7 +235,7 @@ Date = pl.Date
 StrList = pl.List(pl.String)
 
 # bases are re-read whole each time they change; one raw table per BaseSnapshot attribute
-BASE_TABLES: dict[str, dict[str, pl.DataType]] = {
+BASE_TABLES: dict[str, dict[str, Any]] = {
     "raw_bases": {
         "base_path": Str,
         "project_dir": Str,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +36,11 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     # ISO weeks and dates are UTC whatever the machine's zone
     con.execute("set TimeZone = 'UTC'")
     con.execute("set preserve_insertion_order = false")
-    try:
+    # bounded memory: big loads spill to disk instead of growing with the corpus
+    con.execute("set memory_limit = '512MB'")
+    # inside a Jupyter kernel without ipywidgets DuckDB refuses the setting itself
+    with contextlib.suppress(duckdb.InvalidInputException):
         con.execute("set enable_progress_bar = false")
-    except duckdb.InvalidInputException:
-        pass  # inside a Jupyter kernel without ipywidgets DuckDB refuses the setting itself
     return con
 
 

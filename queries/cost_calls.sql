@@ -4,8 +4,10 @@
 -- null = every session, with or without a base), $since, $until (call time).
 -- Choices: a call matches when the pattern matches the whole command or one of its simple
 -- commands (split on &&, ||, ;, | and newlines), so `cd repo && git commit` matches
--- `^git commit`. duration_s: the runtime's own recorded duration wins, else result time -
--- call time; a call without a result is listed with timed = false.
+-- `^git commit` (the separators become line breaks and the pattern runs in multi-line mode,
+-- so ^ and $ anchor at each simple command). duration_s: the runtime's own recorded
+-- duration wins, else result time - call time; a call without a result is listed with
+-- timed = false.
 with
 
 calls as (
@@ -14,10 +16,10 @@ calls as (
         and ($since is null or called_at >= $since)
         and ($until is null or called_at < $until)
         and (regexp_matches(command, $pattern)
-            or len(list_filter(
-                regexp_split_to_array(command, '\s*(&&|\|\||;|\||\n)\s*'),
-                lambda part: regexp_matches(part, $pattern)
-            )) > 0)
+            or regexp_matches(
+                regexp_replace(command, '\s*(&&|\|\||;|\||\n)\s*', chr(10), 'g'),
+                '(?m)' || $pattern
+            ))
 ),
 
 scoped as (

@@ -1,11 +1,9 @@
 -- cost_scope: the sessions ritual time is measured against: their count, ISO weeks and
--- active time (metrics.md §5).
+-- active time (metrics.md §5), with the default 300 s gap cap stored in fct_sessions.
 -- Grain: one row.
--- Parameters: $bases (null = every session), $since, $until (session start), $gap_cap_s
--- (default 300).
+-- Parameters: $bases (null = every session), $since, $until (session start). For another
+-- gap cap, cost_scope_recapped recomputes the active time from the events.
 -- weeks: ISO weeks from the first to the last week of these sessions, inclusive.
--- active_seconds: sum of the gaps between consecutive events of each session, each gap
--- capped at $gap_cap_s.
 with
 
 sessions as (
@@ -17,25 +15,13 @@ sessions as (
             where links.session_id = fct_sessions.session_id
                 and list_contains($bases, links.base_path)
         ))
-),
-
-gaps as (
-    select
-        events.session_id,
-        (epoch_us(events.ts) - epoch_us(lag(events.ts) over (
-            partition by events.session_id order by events.ts
-        ))) / 1e6 as gap_s,
-    from fct_events events
-    inner join sessions using (session_id)
-    where events.ts is not null
 )
 
 select
-    (select count(*) from sessions) as sessions,
-    (select min(started_at) from sessions) as first_at,
-    (select max(started_at) from sessions) as last_at,
-    (select date_diff('day', date_trunc('week', min(started_at)),
-        date_trunc('week', max(started_at))) // 7 + 1 from sessions) as weeks,
-    coalesce((select sum(least(gap_s, coalesce($gap_cap_s, 300))) from gaps
-        where gap_s is not null), 0)
-        as active_seconds,
+    count(*) as sessions,
+    min(started_at) as first_at,
+    max(started_at) as last_at,
+    date_diff('day', date_trunc('week', min(started_at)),
+        date_trunc('week', max(started_at))) // 7 + 1 as weeks,
+    coalesce(sum(active_seconds), 0) as active_seconds,
+from sessions

@@ -21,6 +21,7 @@ unknown, no-session unknown, a form-only line (not a hit), S4 not_recalled. L-00
 recalled (recorded no: disagreement).
 """
 
+# ruff: noqa: E501  (journal lines are data, kept whole so they read like a real base)
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -58,7 +59,11 @@ def index_v2() -> list[str]:
 
 
 def _lesson(lid: str, status: str, cls: str, hits: list[str], extra: str = "", pad: int = 0) -> str:
-    why = "Why: " + ("the suite was skipped and the bug shipped. " * pad) if pad else "Why: it shipped."
+    why = (
+        "Why: " + ("the suite was skipped and the bug shipped. " * pad)
+        if pad
+        else "Why: it shipped."
+    )
     lines = ["---", f"id: {lid}", "addressee: all-agents", "trigger: [test, make]",
              'scope: "committing code"', f'target: "{lid} target"', f"class: {cls}",
              f"status: {status}", "created: 2026-11-01", *([extra] if extra else []),
@@ -166,8 +171,11 @@ def _s4(folder: Path, cwd: str, lesson1: str) -> ClaudeSession:
 def _s5(folder: Path, cwd: str, lesson2: str) -> tuple[ClaudeSession, ClaudeSession]:
     s = ClaudeSession(folder, S5, cwd, version="2.1.114")
     s.prompt("2026-11-12T10:00:00Z", "report the numbers")
-    spawn = s.tool("2026-11-12T10:15:00Z", "Agent",
-                   {"description": "scout", "prompt": "find the lessons", "subagent_type": "scout"})
+    spawn = s.tool(
+        "2026-11-12T10:15:00Z",
+        "Agent",
+        {"description": "scout", "prompt": "find the lessons", "subagent_type": "scout"},
+    )
     agent = ClaudeSession(folder, S5, cwd, version="2.1.114", agent_id=AGENT)
     agent.prompt("2026-11-12T10:15:30Z", "find the lessons")
     call = agent.bash("2026-11-12T10:20:00Z", "cat LESSONS/L-0002.md")
@@ -196,8 +204,13 @@ def _s6(folder: Path, cwd: str, resumed: ClaudeSession) -> ClaudeSession:
 def _s7(codex: Path, cwd: str) -> CodexRollout:
     r = CodexRollout(codex, S7, cwd, "2026-11-13T09:00:00Z")
     r.user("2026-11-13T09:00:01Z", "run the checks")
-    r.exec("2026-11-13T09:01:00Z", "sed -n '1,60p' LESSONS/INDEX.md", "2026-11-13T09:01:01Z",
-           "\n".join(index_v2()) + "\n", 0.05)
+    r.exec(
+        "2026-11-13T09:01:00Z",
+        "sed -n '1,60p' LESSONS/INDEX.md",
+        "2026-11-13T09:01:01Z",
+        "\n".join(index_v2()) + "\n",
+        0.05,
+    )
     r.shell_command("2026-11-13T09:10:00Z", "make test", "2026-11-13T09:10:10Z", "ok", 300.0)
     r.write()
     return r

@@ -24,7 +24,14 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 
 def test_ingest_json_document(tmp_path: Path) -> None:
-    code, out, _ = invoke("--db", str(tmp_path / "w.duckdb"), "ingest", str(DATA / "projects"), str(DATA / "codex"), "--json")
+    code, out, _ = invoke(
+        "--db",
+        str(tmp_path / "w.duckdb"),
+        "ingest",
+        str(DATA / "projects"),
+        str(DATA / "codex"),
+        "--json",
+    )
     assert code == 0
     doc = json.loads(out)  # stdout holds only the document
     assert set(doc) == KEYS
@@ -35,7 +42,14 @@ def test_ingest_json_document(tmp_path: Path) -> None:
     assert (doc["bases"], doc["lessons"], doc["hits"]) == (0, 0, 0)
     assert (doc["load_errors"], doc["errors"]) == (0, [])
     # a second run loads nothing and reports the same warehouse
-    code, out, _ = invoke("--db", str(tmp_path / "w.duckdb"), "ingest", str(DATA / "projects"), str(DATA / "codex"), "--json")
+    code, out, _ = invoke(
+        "--db",
+        str(tmp_path / "w.duckdb"),
+        "ingest",
+        str(DATA / "projects"),
+        str(DATA / "codex"),
+        "--json",
+    )
     again = json.loads(out)
     assert (code, again["files_loaded"], again["lines_loaded"]) == (0, 0, 0)
     assert again["tool_calls"] == 27

@@ -75,10 +75,12 @@ def test_warmups_dropped_and_subagents_linked(warehouse: tuple[Path, dict]) -> N
         "select count(*) from int_agent_runs_identified where is_warmup"
     ).fetchone()[0]
     assert warmups == 28  # trace-formats.md §1.9: 28 of the 53 agent files are warm-ups
-    linked = dict(con.execute(
-        "select agent_id, spawned_by_tool_use_id is not null from dim_agent_runs"
-        " where agent_id in ('ea02459f', 'c8d9b115', 'a2271d1')"
-    ).fetchall())
+    linked = dict(
+        con.execute(
+            "select agent_id, spawned_by_tool_use_id is not null from dim_agent_runs"
+            " where agent_id in ('ea02459f', 'c8d9b115', 'a2271d1')"
+        ).fetchall()
+    )
     assert linked == {"ea02459f": True, "c8d9b115": True, "a2271d1": True}
 
 

@@ -41,7 +41,8 @@ def test_sessions_and_runs(con: duckdb.DuckDBPyConnection) -> None:
     assert sessions == {S1, S2, S4, S5, S6, S7}
     runs = con.execute(
         "select agent_key, spawned_by_tool_use_id is not null from dim_agent_runs"
-        " where session_id = ? order by agent_key", [S5]
+        " where session_id = ? order by agent_key",
+        [S5],
     ).fetchall()
     assert runs == [("a1b2c3d", True), ("main", False)]
 
@@ -149,9 +150,12 @@ def test_lesson_ritual(con: duckdb.DuckDBPyConnection) -> None:
         ("L-0001", scenario.S3, None, "unknown"),
     ],
 )
-def test_recalled(con: duckdb.DuckDBPyConnection, lesson: str, session: str, before: str | None,
-                  status: str) -> None:
-    doc = metrics.recalled_document(con, lesson, session, metrics.parse_when(before), metrics.Filters())
+def test_recalled(
+    con: duckdb.DuckDBPyConnection, lesson: str, session: str, before: str | None, status: str
+) -> None:
+    doc = metrics.recalled_document(
+        con, lesson, session, metrics.parse_when(before), metrics.Filters()
+    )
     assert doc["status"] == status
 
 
@@ -159,11 +163,12 @@ def _active_seconds(stamps: list[str], cap: float = 300) -> float:
     from datetime import datetime
 
     times = sorted(datetime.fromisoformat(s.replace("Z", "+00:00")) for s in stamps)
-    return sum(min((b - a).total_seconds(), cap) for a, b in zip(times, times[1:]))
+    return sum(min((b - a).total_seconds(), cap) for a, b in zip(times, times[1:], strict=False))
 
 
-def test_share_of_active_time(con: duckdb.DuckDBPyConnection,
-                              world: tuple[scenario.Scenario, Path]) -> None:
+def test_share_of_active_time(
+    con: duckdb.DuckDBPyConnection, world: tuple[scenario.Scenario, Path]
+) -> None:
     s = world[0].sessions
     per_session = {
         "S1": [line["timestamp"] for line in s["S1"].lines],
@@ -178,3 +183,22 @@ def test_share_of_active_time(con: duckdb.DuckDBPyConnection,
     assert r["share_of_active_time"] == pytest.approx(420 / active)
     stored = con.execute("select sum(active_seconds) from fct_sessions").fetchall()[0][0]
     assert stored == pytest.approx(active)
+
+
+def test_share_of_active_time_with_another_gap_cap(
+    con: duckdb.DuckDBPyConnection, world: tuple[scenario.Scenario, Path]
+) -> None:
+    s = world[0].sessions
+    stamps = [
+        [line["timestamp"] for line in s["S1"].lines],
+        [line["timestamp"] for line in s["S2"].lines],
+        [line["timestamp"] for line in s["S4"].lines],
+        [line["timestamp"] for line in s["S5"].lines + s["S5-agent"].lines],
+        [line["timestamp"] for line in s["S6"].lines],
+        [line["timestamp"] for line in s["S7"].lines],
+    ]
+    active = sum(_active_seconds(one, cap=60) for one in stamps)
+    (r,) = metrics.cost_document(con, metrics.Filters(), pattern="^make test", gap_cap_s=60)[
+        "rituals"
+    ]
+    assert r["share_of_active_time"] == pytest.approx(420 / active)

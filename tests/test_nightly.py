@@ -34,8 +34,9 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _nightly(workspace: Path, *args: str) -> object:
     config = str(workspace / "lessons-analytics.toml")
-    return CliRunner().invoke(cli, ["--config", config, "nightly", "--report-dir",
-                                    str(workspace / "reports"), *args])
+    return CliRunner().invoke(
+        cli, ["--config", config, "nightly", "--report-dir", str(workspace / "reports"), *args]
+    )
 
 
 def test_twice_in_a_row_the_second_is_a_no_op(workspace: Path) -> None:
@@ -49,7 +50,9 @@ def test_twice_in_a_row_the_second_is_a_no_op(workspace: Path) -> None:
     assert "0 INDEX.md marker lines changed" in second.output
     assert _tree_digest(workspace / "repos") == bases_after_first
     con = duckdb.connect(str(workspace / "w.duckdb"), read_only=True)
-    days = con.execute("select count(distinct as_of), count(distinct base_path) from fct_sign_history").fetchall()
+    days = con.execute(
+        "select count(distinct as_of), count(distinct base_path) from fct_sign_history"
+    ).fetchall()
     assert days == [(1, 3)]  # the second run replaced the same day's rows
 
 
@@ -70,8 +73,12 @@ def test_markers_written_only_when_configured(workspace: Path) -> None:
 
 @pytest.mark.parametrize(
     ("today", "week"),
-    [(date(2026, 12, 1), "2026-W48"), (date(2026, 11, 30), "2026-W48"), (date(2026, 11, 29), "2026-W47"),
-     (date(2027, 1, 4), "2026-W53")],
+    [
+        (date(2026, 12, 1), "2026-W48"),
+        (date(2026, 11, 30), "2026-W48"),
+        (date(2026, 11, 29), "2026-W47"),
+        (date(2027, 1, 4), "2026-W53"),
+    ],
 )
 def test_last_complete_week(today: date, week: str) -> None:
     assert last_complete_week(today) == week

@@ -149,29 +149,56 @@ class CodexRollout:
         self.lines.append({"timestamp": ts, "type": kind, "payload": payload})
 
     def user(self, ts: str, text: str) -> None:
-        self._add(ts, "response_item", {"type": "message", "role": "user",
-                                        "content": [{"type": "input_text", "text": text}]})
+        self._add(
+            ts,
+            "response_item",
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+        )
         self._add(ts, "event_msg", {"type": "user_message", "message": text})
 
     def exec(self, ts: str, cmd: str, out_ts: str, output: str, wall: float, code: int = 0) -> str:
         call_id = "call_" + new_id().replace("-", "")[-20:]
         args = json.dumps({"cmd": cmd, "workdir": self.cwd})
-        self._add(ts, "response_item", {"type": "function_call", "name": "exec_command",
-                                        "arguments": args, "call_id": call_id})
-        text = (f"Chunk ID: 1a2b3c\nWall time: {wall:.4f} seconds\nProcess exited with code {code}\n"
-                f"Original token count: {len(output) // 4}\nOutput:\n{output}")
-        self._add(out_ts, "response_item", {"type": "function_call_output", "call_id": call_id,
-                                            "output": text})
+        self._add(
+            ts,
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": args,
+                "call_id": call_id,
+            },
+        )
+        text = (
+            f"Chunk ID: 1a2b3c\nWall time: {wall:.4f} seconds\nProcess exited with code {code}\n"
+            f"Original token count: {len(output) // 4}\nOutput:\n{output}"
+        )
+        self._add(
+            out_ts,
+            "response_item",
+            {"type": "function_call_output", "call_id": call_id, "output": text},
+        )
         return call_id
 
     def shell_command(self, ts: str, command: str, out_ts: str, output: str, wall: float) -> str:
         call_id = "call_" + new_id().replace("-", "")[-20:]
         args = json.dumps({"command": command, "workdir": self.cwd})
-        self._add(ts, "response_item", {"type": "function_call", "name": "shell_command",
-                                        "arguments": args, "call_id": call_id})
+        self._add(
+            ts,
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "shell_command",
+                "arguments": args,
+                "call_id": call_id,
+            },
+        )
         text = f"Exit code: 0\nWall time: {wall} seconds\nOutput:\n{output}"
-        self._add(out_ts, "response_item", {"type": "function_call_output", "call_id": call_id,
-                                            "output": text})
+        self._add(
+            out_ts,
+            "response_item",
+            {"type": "function_call_output", "call_id": call_id, "output": text},
+        )
         return call_id
 
     def write(self) -> Path:

@@ -39,7 +39,9 @@ def _open(app: AppContext) -> duckdb.DuckDBPyConnection:
         raise click.ClickException(str(exc)) from exc
 
 
-def _run(app: AppContext, build: Callable[[duckdb.DuckDBPyConnection], dict[str, Any]]) -> dict[str, Any]:
+def _run(
+    app: AppContext, build: Callable[[duckdb.DuckDBPyConnection], dict[str, Any]]
+) -> dict[str, Any]:
     con = _open(app)
     try:
         return build(con)
@@ -53,8 +55,9 @@ def _run(app: AppContext, build: Callable[[duckdb.DuckDBPyConnection], dict[str,
 @filter_options
 @json_option
 @click.pass_obj
-def heads_cmd(app: AppContext, bases: tuple[Path, ...], since: str | None, until: str | None,
-              as_json: bool) -> None:
+def heads_cmd(
+    app: AppContext, bases: tuple[Path, ...], since: str | None, until: str | None, as_json: bool
+) -> None:
     """Head-read truncation: how index reads cut off the Active section.
 
     Example: lessons-analytics heads --since 2026-10-01 --json
@@ -63,19 +66,43 @@ def heads_cmd(app: AppContext, bases: tuple[Path, ...], since: str | None, until
     if as_json:
         echo_json(doc)
         return
-    rows = [[b["base"], b["reads"], b["head_reads"], b["head_20_60"], b["prefix_reads"],
-             b["blind_reads"], b["truncated_reads"],
-             render.share(b["blind_sessions"], b["sessions_reading_index"])] for b in doc["bases"]]
-    click.echo(render.table(rows, ["base", "reads", "head", "head 20-60", "prefix", "blind",
-                                   "truncated", "blind sessions"]))
+    rows = [
+        [
+            b["base"],
+            b["reads"],
+            b["head_reads"],
+            b["head_20_60"],
+            b["prefix_reads"],
+            b["blind_reads"],
+            b["truncated_reads"],
+            render.share(b["blind_sessions"], b["sessions_reading_index"]),
+        ]
+        for b in doc["bases"]
+    ]
+    click.echo(
+        render.table(
+            rows,
+            [
+                "base",
+                "reads",
+                "head",
+                "head 20-60",
+                "prefix",
+                "blind",
+                "truncated",
+                "blind sessions",
+            ],
+        )
+    )
 
 
 @click.command("coverage")
 @filter_options
 @json_option
 @click.pass_obj
-def coverage_cmd(app: AppContext, bases: tuple[Path, ...], since: str | None, until: str | None,
-                 as_json: bool) -> None:
+def coverage_cmd(
+    app: AppContext, bases: tuple[Path, ...], since: str | None, until: str | None, as_json: bool
+) -> None:
     """Recall coverage: sessions that recalled an active lesson of their base.
 
     Example: lessons-analytics coverage --base ~/src/app --json
@@ -84,24 +111,41 @@ def coverage_cmd(app: AppContext, bases: tuple[Path, ...], since: str | None, un
     if as_json:
         echo_json(doc)
         return
-    rows = [[b["base"], b["sessions_in_scope"],
-             render.share(b["sessions_reading_index"], b["sessions_in_scope"]),
-             render.share(b["sessions_recalled"], b["sessions_in_scope"])] for b in doc["bases"]]
+    rows = [
+        [
+            b["base"],
+            b["sessions_in_scope"],
+            render.share(b["sessions_reading_index"], b["sessions_in_scope"]),
+            render.share(b["sessions_recalled"], b["sessions_in_scope"]),
+        ]
+        for b in doc["bases"]
+    ]
     click.echo(render.table(rows, ["base", "sessions", "read index", "recalled"]))
     for b in doc["bases"]:
         if b["by_week"]:
             click.echo(f"\n{b['base']}")
-            click.echo(render.table(
-                [[w["week"], w["sessions_in_scope"], render.share(w["sessions_recalled"], w["sessions_in_scope"])]
-                 for w in b["by_week"]], ["week", "sessions", "recalled"]))
+            click.echo(
+                render.table(
+                    [
+                        [
+                            w["week"],
+                            w["sessions_in_scope"],
+                            render.share(w["sessions_recalled"], w["sessions_in_scope"]),
+                        ]
+                        for w in b["by_week"]
+                    ],
+                    ["week", "sessions", "recalled"],
+                )
+            )
 
 
 @click.command("hits")
 @filter_options
 @json_option
 @click.pass_obj
-def hits_cmd(app: AppContext, bases: tuple[Path, ...], since: str | None, until: str | None,
-             as_json: bool) -> None:
+def hits_cmd(
+    app: AppContext, bases: tuple[Path, ...], since: str | None, until: str | None, as_json: bool
+) -> None:
     """Hit attribution: was the lesson recalled before each repeated failure?
 
     Example: lessons-analytics hits --json
@@ -113,20 +157,61 @@ def hits_cmd(app: AppContext, bases: tuple[Path, ...], since: str | None, until:
     rows = []
     for b in doc["bases"]:
         r = b["by_recall"]
-        rows.append([b["base"], b["hits"], render.share(r["recalled"], b["hits"]),
-                     render.share(r["index_only"], b["hits"]),
-                     render.share(r["not_recalled"], b["hits"]),
-                     render.share(r["unknown"], b["hits"]), b["top3_share"],
-                     len(b["disagreements"])])
-    click.echo(render.table(rows, ["base", "hits", "recalled", "index only", "not recalled",
-                                   "unknown", "top3 share", "disagreements"]))
+        rows.append(
+            [
+                b["base"],
+                b["hits"],
+                render.share(r["recalled"], b["hits"]),
+                render.share(r["index_only"], b["hits"]),
+                render.share(r["not_recalled"], b["hits"]),
+                render.share(r["unknown"], b["hits"]),
+                b["top3_share"],
+                len(b["disagreements"]),
+            ]
+        )
+    click.echo(
+        render.table(
+            rows,
+            [
+                "base",
+                "hits",
+                "recalled",
+                "index only",
+                "not recalled",
+                "unknown",
+                "top3 share",
+                "disagreements",
+            ],
+        )
+    )
     for b in doc["bases"]:
         if b["lessons"]:
             click.echo(f"\n{b['base']}")
-            click.echo(render.table(
-                [[item["id"], item["hits"], item["independent"], item["recalled"],
-                  item["index_only"], item["not_recalled"], item["unknown"]] for item in b["lessons"]],
-                ["lesson", "hits", "independent", "recalled", "index only", "not recalled", "unknown"]))
+            click.echo(
+                render.table(
+                    [
+                        [
+                            item["id"],
+                            item["hits"],
+                            item["independent"],
+                            item["recalled"],
+                            item["index_only"],
+                            item["not_recalled"],
+                            item["unknown"],
+                        ]
+                        for item in b["lessons"]
+                    ],
+                    [
+                        "lesson",
+                        "hits",
+                        "independent",
+                        "recalled",
+                        "index only",
+                        "not recalled",
+                        "unknown",
+                    ],
+                )
+            )
 
 
 @click.command("bodies")
@@ -135,57 +220,121 @@ def hits_cmd(app: AppContext, bases: tuple[Path, ...], since: str | None, until:
 @click.option("--large-bytes", default=20480, show_default=True, help="A body above this is large.")
 @json_option
 @click.pass_obj
-def bodies_cmd(app: AppContext, bases: tuple[Path, ...], since: str | None, until: str | None,
-               divisor: float, large_bytes: int, as_json: bool) -> None:
+def bodies_cmd(
+    app: AppContext,
+    bases: tuple[Path, ...],
+    since: str | None,
+    until: str | None,
+    divisor: float,
+    large_bytes: int,
+    as_json: bool,
+) -> None:
     """Body-read token cost: what re-reading lesson bodies costs.
 
     Example: lessons-analytics bodies --large-bytes 16384 --json
     """
-    doc = _run(app, lambda con: metrics.bodies_document(
-        con, _filters(bases, since, until), divisor, large_bytes))
+    doc = _run(
+        app,
+        lambda con: metrics.bodies_document(
+            con, _filters(bases, since, until), divisor, large_bytes
+        ),
+    )
     if as_json:
         echo_json(doc)
         return
-    rows = [[b["base"], b["reads"], b["tokens"], b["large_reads"], b["large_tokens"],
-             b["large_share"]] for b in doc["bases"]]
-    click.echo(render.table(rows, ["base", "reads", "tokens", "large reads", "large tokens", "large share"]))
+    rows = [
+        [b["base"], b["reads"], b["tokens"], b["large_reads"], b["large_tokens"], b["large_share"]]
+        for b in doc["bases"]
+    ]
+    click.echo(
+        render.table(
+            rows, ["base", "reads", "tokens", "large reads", "large tokens", "large share"]
+        )
+    )
     for b in doc["bases"]:
         if b["lessons"]:
             click.echo(f"\n{b['base']}")
-            click.echo(render.table(
-                [[i["id"], i["reads"], i["tokens"], i["body_bytes"], i["journal_share"]]
-                 for i in b["lessons"][:15]], ["lesson", "reads", "tokens", "body bytes", "journal share"]))
+            click.echo(
+                render.table(
+                    [
+                        [i["id"], i["reads"], i["tokens"], i["body_bytes"], i["journal_share"]]
+                        for i in b["lessons"][:15]
+                    ],
+                    ["lesson", "reads", "tokens", "body bytes", "journal share"],
+                )
+            )
 
 
 @click.command("cost")
 @click.argument("pattern", required=False)
 @click.option("--lesson", default=None, help="The ritual of this lesson.")
 @click.option("--rituals", is_flag=True, help="Every lesson that declares a ritual.")
-@click.option("--gap-cap", default=300.0, show_default=True, help="Seconds an idle gap counts at most.")
+@click.option(
+    "--gap-cap", default=300.0, show_default=True, help="Seconds an idle gap counts at most."
+)
 @filter_options
 @json_option
 @click.pass_obj
-def cost_cmd(app: AppContext, pattern: str | None, lesson: str | None, rituals: bool,
-             gap_cap: float, bases: tuple[Path, ...], since: str | None, until: str | None,
-             as_json: bool) -> None:
+def cost_cmd(
+    app: AppContext,
+    pattern: str | None,
+    lesson: str | None,
+    rituals: bool,
+    gap_cap: float,
+    bases: tuple[Path, ...],
+    since: str | None,
+    until: str | None,
+    as_json: bool,
+) -> None:
     """Ritual time: session hours spent in a prescribed command.
 
     Example: lessons-analytics cost '^git commit' --json
     """
     if sum([pattern is not None, lesson is not None, rituals]) != 1:
         raise click.UsageError("give exactly one of PATTERN, --lesson ID or --rituals")
-    doc = _run(app, lambda con: metrics.cost_document(
-        con, _filters(bases, since, until), pattern, lesson, gap_cap))
+    doc = _run(
+        app,
+        lambda con: metrics.cost_document(
+            con, _filters(bases, since, until), pattern, lesson, gap_cap
+        ),
+    )
     if lesson is not None and not doc["rituals"]:
-        raise click.ClickException(f"lesson {lesson} declares no ritual (or is not in the warehouse)")
+        raise click.ClickException(
+            f"lesson {lesson} declares no ritual (or is not in the warehouse)"
+        )
     if as_json:
         echo_json(doc)
         return
-    rows = [[r["pattern"], r["lesson"], r["calls"], r["untimed_calls"], r["total_hours"],
-             r["hours_per_week"], r["median_s"], r["p90_s"], r["share_of_active_time"]]
-            for r in doc["rituals"]]
-    click.echo(render.table(rows, ["pattern", "lesson", "calls", "untimed", "hours", "hours/week",
-                                   "median s", "p90 s", "share of active"]))
+    rows = [
+        [
+            r["pattern"],
+            r["lesson"],
+            r["calls"],
+            r["untimed_calls"],
+            r["total_hours"],
+            r["hours_per_week"],
+            r["median_s"],
+            r["p90_s"],
+            r["share_of_active_time"],
+        ]
+        for r in doc["rituals"]
+    ]
+    click.echo(
+        render.table(
+            rows,
+            [
+                "pattern",
+                "lesson",
+                "calls",
+                "untimed",
+                "hours",
+                "hours/week",
+                "median s",
+                "p90 s",
+                "share of active",
+            ],
+        )
+    )
 
 
 @click.command("recalled")
@@ -195,8 +344,16 @@ def cost_cmd(app: AppContext, pattern: str | None, lesson: str | None, rituals: 
 @filter_options
 @json_option
 @click.pass_context
-def recalled_cmd(ctx: click.Context, lesson_id: str, session: str, before: str | None,
-                 bases: tuple[Path, ...], since: str | None, until: str | None, as_json: bool) -> None:
+def recalled_cmd(
+    ctx: click.Context,
+    lesson_id: str,
+    session: str,
+    before: str | None,
+    bases: tuple[Path, ...],
+    since: str | None,
+    until: str | None,
+    as_json: bool,
+) -> None:
     """Had a lesson surfaced in a session before a time? Exit 0 only when recalled.
 
     Example: lessons-analytics recalled L-0007 --session 5b1d0c2e-... --before 2026-11-02T10:00:00Z
@@ -206,29 +363,54 @@ def recalled_cmd(ctx: click.Context, lesson_id: str, session: str, before: str |
         before_at = metrics.parse_when(before)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--before") from exc
-    doc = _run(app, lambda con: metrics.recalled_document(
-        con, lesson_id, session, before_at, _filters(bases, since, until)))
+    doc = _run(
+        app,
+        lambda con: metrics.recalled_document(
+            con, lesson_id, session, before_at, _filters(bases, since, until)
+        ),
+    )
     if as_json:
         echo_json(doc)
     else:
         click.echo(doc["status"])
         for e in doc["evidence"]:
-            click.echo(f"  {e['surfaced_at']}  {e['kind']:<9}  {e['agent_run_id']}  {e['tool_use_id'] or '-'}"
-                       f"  {e['evidence']}  {e['transcript_file']}:{e['transcript_line']}")
+            click.echo(
+                f"  {e['surfaced_at']}  {e['kind']:<9}  {e['agent_run_id']}"
+                f"  {e['tool_use_id'] or '-'}  {e['evidence']}"
+                f"  {e['transcript_file']}:{e['transcript_line']}"
+            )
     ctx.exit(0 if doc["status"] == "recalled" else 1)
 
 
 @click.command("query")
 @click.argument("name")
-@click.option("-p", "--param", "params", nargs=2, multiple=True, metavar="NAME VALUE",
-              help="Bind $NAME to VALUE; repeatable.")
+@click.option(
+    "-p",
+    "--param",
+    "params",
+    nargs=2,
+    multiple=True,
+    metavar="NAME VALUE",
+    help="Bind $NAME to VALUE; repeatable.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Rows as a JSON list.")
 @click.option("--csv", "as_csv", is_flag=True, help="Rows as CSV.")
-@click.option("--parquet", "parquet", type=click.Path(path_type=Path), default=None,
-              help="Write the rows to this Parquet file.")
+@click.option(
+    "--parquet",
+    "parquet",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write the rows to this Parquet file.",
+)
 @click.pass_obj
-def query_cmd(app: AppContext, name: str, params: tuple[tuple[str, str], ...], as_json: bool,
-              as_csv: bool, parquet: Path | None) -> None:
+def query_cmd(
+    app: AppContext,
+    name: str,
+    params: tuple[tuple[str, str], ...],
+    as_json: bool,
+    as_csv: bool,
+    parquet: Path | None,
+) -> None:
     """Run a named query of queries/ (or a .sql file) and print or save its rows.
 
     Example: lessons-analytics query heads_reads -p bases '[]' --csv

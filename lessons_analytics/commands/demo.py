@@ -17,8 +17,13 @@ from lessons_analytics.stats import base_stats
 
 
 @click.command("demo")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("demo-workspace"),
-              show_default=True, help="Folder for the demo workspace (rebuilt each run).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=Path("demo-workspace"),
+    show_default=True,
+    help="Folder for the demo workspace (rebuilt each run).",
+)
 @click.pass_obj
 def demo_cmd(app: AppContext, out: Path) -> None:
     """Build the demo workspace (lesson bases in git, Claude Code and Codex transcripts),
@@ -40,7 +45,9 @@ def demo_cmd(app: AppContext, out: Path) -> None:
         paths = demo_report(con, workspace.root, workspace.last_day)
     finally:
         con.close()
-    click.echo(f"\nexplore: lessons-analytics --db {db} heads | coverage | hits | bodies | cost --rituals")
+    click.echo(
+        f"\nexplore: lessons-analytics --db {db} heads | coverage | hits | bodies | cost --rituals"
+    )
     click.echo(f"report: {paths.html}")
 
 
@@ -54,26 +61,53 @@ def _analyses(con: object, as_of: object, bases: list[Path]) -> None:
     for b in heads["bases"]:
         base = b["base"]
         c, h, d = coverage[base], hits[base], bodies[base]
-        rows.append([
-            Path(base).parent.name,
-            render.share(b["head_20_60"], b["reads"]),
-            render.share(b["blind_sessions"], b["sessions_reading_index"]),
-            render.share(c["sessions_recalled"], c["sessions_in_scope"]),
-            render.share(h["by_recall"]["recalled"], h["hits"]),
-            f"{d['tokens']:,} ({render.fmt(d['large_share'])} large)",
-        ])
+        rows.append(
+            [
+                Path(base).parent.name,
+                render.share(b["head_20_60"], b["reads"]),
+                render.share(b["blind_sessions"], b["sessions_reading_index"]),
+                render.share(c["sessions_recalled"], c["sessions_in_scope"]),
+                render.share(h["by_recall"]["recalled"], h["hits"]),
+                f"{d['tokens']:,} ({render.fmt(d['large_share'])} large)",
+            ]
+        )
     click.echo("")
-    click.echo(render.table(rows, ["base", "head -20..60 reads", "blind sessions", "coverage",
-                                   "hits recalled", "body tokens"]))
+    click.echo(
+        render.table(
+            rows,
+            [
+                "base",
+                "head -20..60 reads",
+                "blind sessions",
+                "coverage",
+                "hits recalled",
+                "body tokens",
+            ],
+        )
+    )
     rituals = metrics.cost_document(con, everything)["rituals"]  # type: ignore[arg-type]
     click.echo("")
-    click.echo(render.table(
-        [[Path(r["base"]).parent.name, r["lesson"], r["pattern"], r["calls"], r["hours_per_week"],
-          r["median_s"]] for r in rituals],
-        ["base", "lesson", "ritual", "calls", "hours/week", "median s"]))
+    click.echo(
+        render.table(
+            [
+                [
+                    Path(r["base"]).parent.name,
+                    r["lesson"],
+                    r["pattern"],
+                    r["calls"],
+                    r["hours_per_week"],
+                    r["median_s"],
+                ]
+                for r in rituals
+            ],
+            ["base", "lesson", "ritual", "calls", "hours/week", "median s"],
+        )
+    )
     click.echo("")
     for base in bases:
         stats = base_stats(base, as_of, None, con)  # type: ignore[arg-type]
         fired = [s.name for s in stats.signs if s.fired]
-        click.echo(f"sleep signs {base.parent.name}: {'due' if stats.sleep_due else 'not due'}"
-                   f" ({', '.join(fired) or 'none fired'})")
+        click.echo(
+            f"sleep signs {base.parent.name}: {'due' if stats.sleep_due else 'not due'}"
+            f" ({', '.join(fired) or 'none fired'})"
+        )

@@ -17,8 +17,13 @@ from lessons_analytics.paths import default_sources
 
 @click.command("ingest")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--base", "bases", multiple=True, type=click.Path(path_type=Path),
-              help="A LESSONS/ folder to load even if no session stands in it; repeatable.")
+@click.option(
+    "--base",
+    "bases",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A LESSONS/ folder to load even if no session stands in it; repeatable.",
+)
 @click.option("--strict", is_flag=True, help="Exit 1 when any input could not be loaded.")
 @json_option
 @click.pass_obj
@@ -56,15 +61,17 @@ def ingest_cmd(
 def summary_text(report: IngestReport) -> str:
     t: dict[str, Any] = report.totals
     tools = ", ".join(f"{name} {count}" for name, count in list(t["by_tool"].items())[:8])
-    return "\n".join([
-        f"files: {report.files_seen} seen, {report.files_loaded} loaded, "
-        f"{report.lines_loaded} new lines",
-        f"sessions: {t['sessions']}  agent runs: {t['agent_runs']}  tool calls: {t['tool_calls']}"
-        + (f" ({tools})" if tools else ""),
-        f"file reads: {t['file_reads']}  bases: {t['bases']}  lessons: {t['lessons']}  "
-        f"hits: {t['hits']}",
-        f"load errors: {t['load_errors']}",
-    ])
+    return "\n".join(
+        [
+            f"files: {report.files_seen} seen, {report.files_loaded} loaded, "
+            f"{report.lines_loaded} new lines",
+            f"sessions: {t['sessions']}  agent runs: {t['agent_runs']}  "
+            f"tool calls: {t['tool_calls']}" + (f" ({tools})" if tools else ""),
+            f"file reads: {t['file_reads']}  bases: {t['bases']}  lessons: {t['lessons']}  "
+            f"hits: {t['hits']}",
+            f"load errors: {t['load_errors']}",
+        ]
+    )
 
 
 def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]]:

@@ -14,18 +14,43 @@ from lessons_analytics.paths import default_sources
 
 
 @click.command("nightly")
-@click.option("--source", "sources", multiple=True, type=click.Path(path_type=Path),
-              help="Transcript folder (repeatable; default: the config's, else ~/.claude and ~/.codex).")
-@click.option("--base", "bases", multiple=True, type=click.Path(path_type=Path),
-              help="A LESSONS/ folder to include even without a session in it (repeatable).")
-@click.option("--report-dir", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="Where weekly reports go (default: the config's, else ./reports).")
-@click.option("--mark/--no-mark", default=None, help="Refresh the sleep marker lines (default: the config's `mark`).")
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Transcript folder (repeatable; default: the config's, else ~/.claude and ~/.codex).",
+)
+@click.option(
+    "--base",
+    "bases",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A LESSONS/ folder to include even without a session in it (repeatable).",
+)
+@click.option(
+    "--report-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="Where weekly reports go (default: the config's, else ./reports).",
+)
+@click.option(
+    "--mark/--no-mark",
+    default=None,
+    help="Refresh the sleep marker lines (default: the config's `mark`).",
+)
 @click.option("--wait", is_flag=True, help="Wait for a run already going instead of exiting.")
 @json_option
 @click.pass_obj
-def nightly_cmd(app: AppContext, sources: tuple[Path, ...], bases: tuple[Path, ...],
-                report_dir: Path | None, mark: bool | None, wait: bool, as_json: bool) -> None:
+def nightly_cmd(
+    app: AppContext,
+    sources: tuple[Path, ...],
+    bases: tuple[Path, ...],
+    report_dir: Path | None,
+    mark: bool | None,
+    wait: bool,
+    as_json: bool,
+) -> None:
     """Ingest, recompute, store every base's sleep signs, refresh markers if configured,
     write last week's report once that week has closed.
 
@@ -36,8 +61,12 @@ def nightly_cmd(app: AppContext, sources: tuple[Path, ...], bases: tuple[Path, .
         config.bases = [*config.bases, *bases]
         chosen = list(sources) or config.sources or [p for p in default_sources() if p.exists()]
         result = run_nightly(
-            config, app.db_path, chosen, report_dir or config.report_dir or Path("reports"),
-            mark=config.mark if mark is None else mark, wait=wait,
+            config,
+            app.db_path,
+            chosen,
+            report_dir or config.report_dir or Path("reports"),
+            mark=config.mark if mark is None else mark,
+            wait=wait,
             log=(lambda line: None) if app.quiet else (lambda line: click.echo(line, err=True)),
         )
     except LessonsAnalyticsError as exc:

@@ -1,0 +1,39 @@
+-- cost_scope_recapped: as cost_scope, with the active time recomputed for any gap cap.
+-- Grain: one row.
+-- Parameters: $bases (null = every session), $since, $until (session start), $gap_cap_s
+-- (seconds an idle gap counts at most).
+-- active_seconds: sum of the gaps between consecutive events of each session, each gap
+-- capped at $gap_cap_s; a session's first event has no gap.
+with
+
+sessions as (
+    select * from fct_sessions
+    where ($since is null or started_at >= $since)
+        and ($until is null or started_at < $until)
+        and ($bases is null or exists (
+            select 1 from dim_session_bases links
+            where links.session_id = fct_sessions.session_id
+                and list_contains($bases, links.base_path)
+        ))
+),
+
+gaps as (
+    select
+        events.session_id,
+        (epoch_us(events.ts) - epoch_us(lag(events.ts) over (
+            partition by events.session_id order by events.ts
+        ))) / 1e6 as gap_s,
+    from fct_events events
+    inner join sessions using (session_id)
+    where events.ts is not null
+)
+
+select
+    (select count(*) from sessions) as sessions,
+    (select min(started_at) from sessions) as first_at,
+    (select max(started_at) from sessions) as last_at,
+    (select date_diff('day', date_trunc('week', min(started_at)),
+        date_trunc('week', max(started_at))) // 7 + 1 from sessions) as weeks,
+    coalesce((select sum(least(gap_s, coalesce($gap_cap_s, 300))) from gaps
+        where gap_s is not null), 0)
+        as active_seconds,
