@@ -441,13 +441,22 @@ def _history(root: Path, base: Path) -> list[_Version]:
     if not wanted:
         return []
     wanted.reverse()  # git log is newest first; rows go oldest first
-    request = "".join(f"{sha}:{path}\n" for sha, _, path in wanted).encode()
-    blobs = _parse_batch(_git(root, "cat-file", "--batch", data=request) or b"")
+    blobs = read_blobs(root, [(sha, path) for sha, _, path in wanted])
     return [
         _Version(sha, at, path, blob)
         for (sha, at, path), blob in zip(wanted, blobs, strict=False)
         if blob is not None
     ]
+
+
+def read_blobs(root: Path, wanted: list[tuple[str, str]]) -> list[bytes | None]:
+    """The blobs of (commit, path relative to ``root``) pairs, in order, through one
+    ``git cat-file --batch``; None for a blob git does not have (or no git at all)."""
+    if not wanted:
+        return []
+    request = "".join(f"{sha}:{path}\n" for sha, path in wanted).encode()
+    blobs = _parse_batch(_git(root, "cat-file", "--batch", data=request) or b"")
+    return blobs + [None] * (len(wanted) - len(blobs))
 
 
 def _parse_batch(out: bytes) -> list[bytes | None]:

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from lessons_analytics import readcalls
-from lessons_analytics.results import block_text, input_json, lesson_ids, summarize
+from lessons_analytics.results import add_mentions, block_text, input_json, summarize
 from lessons_analytics.schema import Batch
 
 CONVERSATION = {"user", "assistant", "system", "attachment", "progress"}
@@ -190,17 +190,7 @@ class ClaudeFileParser:
     def _mentions(
         self, env: dict[str, Any], text: str, source: str, tool_use_id: str | None
     ) -> None:
-        for lesson_id in lesson_ids(text):
-            self.batch["raw_mentions"].add(
-                file_id=self.file_id,
-                line_no=env["line_no"],
-                session_id=env["session_id"],
-                agent_id=env["agent_id"],
-                ts=env["ts"],
-                source=source,
-                tool_use_id=tool_use_id,
-                lesson_id=lesson_id,
-            )
+        add_mentions(self.batch, env, text, source, tool_use_id)
 
     def _tool_result(self, env: dict[str, Any], block: dict[str, Any], tur: object) -> None:
         tool_use_id = _str(block.get("tool_use_id"))

@@ -132,3 +132,20 @@ def compact_input(value: Any, depth: int = 0) -> Any:
         items = [compact_input(v, depth + 1) for v in value[:10]]
         return items + ["…"] if len(value) > 10 else items
     return value
+
+
+def add_mentions(
+    batch: Any, env: dict[str, Any], text: str, source: str, tool_use_id: str | None
+) -> None:
+    """A ``raw_mentions`` row per lesson id in ``text``, placed at the line of ``env``."""
+    for lesson_id in lesson_ids(text):
+        batch["raw_mentions"].add(
+            file_id=env["file_id"],
+            line_no=env["line_no"],
+            session_id=env["session_id"],
+            agent_id=env["agent_id"],
+            ts=env["ts"],
+            source=source,
+            tool_use_id=tool_use_id,
+            lesson_id=lesson_id,
+        )

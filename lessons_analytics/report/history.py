@@ -10,7 +10,6 @@ do not, and ``git`` is reported false.
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import frontmatter
 import polars as pl
 
 from lessons_analytics import metrics
+from lessons_analytics.bases import read_blobs
 
 # An index re-layout: the Active heading moved by more than this many lines between two
 # consecutive versions (adding or removing a note above it moves it by one).
@@ -54,35 +54,7 @@ def _relpath(root: str, path: str) -> str:
 def _blobs(root: Path, wanted: list[tuple[str, str]]) -> list[bytes | None]:
     if not wanted or not root.parts or not root.is_dir():
         return [None] * len(wanted)
-    request = "".join(f"{sha}:{path}\n" for sha, path in wanted).encode()
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "cat-file", "--batch"],
-            input=request,
-            capture_output=True,
-            check=False,
-        )
-    except OSError:
-        return [None] * len(wanted)
-    if done.returncode != 0:
-        return [None] * len(wanted)
-    return _parse_batch(done.stdout, len(wanted))
-
-
-def _parse_batch(out: bytes, expected: int) -> list[bytes | None]:
-    blobs: list[bytes | None] = []
-    pos = 0
-    while pos < len(out) and len(blobs) < expected:
-        eol = out.index(b"\n", pos)
-        header = out[pos:eol].split()
-        if len(header) < 3 or header[-1] == b"missing":
-            blobs.append(None)
-            pos = eol + 1
-            continue
-        size = int(header[2])
-        blobs.append(out[eol + 1 : eol + 1 + size])
-        pos = eol + 1 + size + 1
-    return blobs + [None] * (expected - len(blobs))
+    return read_blobs(root, wanted)
 
 
 def _status(blob: bytes) -> str | None:
