@@ -16,6 +16,7 @@ from typing import Any
 
 import duckdb
 import orjson
+import polars as pl
 
 from lessons_analytics import bases as base_reader
 from lessons_analytics import transform, warehouse
@@ -31,6 +32,7 @@ class IngestReport:
     files_loaded: int = 0
     lines_loaded: int = 0
     changed: bool = False
+    build: str | None = None  # "full" or "incremental" when the layers were (re)built
     new_errors: list[dict[str, Any]] = field(default_factory=list)
     totals: dict[str, Any] = field(default_factory=dict)
 
@@ -75,7 +77,9 @@ def _run(
         tick = progress(len(sources), 0) if progress else None
         outcome = LoadOutcome(files_seen=len(sources))
         new_errors = False
+        _touched_table(con)
         for chunk in load_chunks(sources, states, loaded_at, progress=tick):
+            _touch(con, chunk.outcome.rewritten)
             warehouse.forget_files(con, chunk.outcome.rewritten)
             for table, frame in chunk.frames.items():
                 warehouse.append(con, table, frame)
@@ -84,15 +88,29 @@ def _run(
             outcome.lines_loaded += chunk.outcome.lines_loaded
             outcome.states.extend(chunk.outcome.states)
         warehouse.write_states(con, outcome.states)
-        bases_changed = _refresh_bases(con, extra_bases)
+        _touch(con, [state["file_id"] for state in outcome.states])
+        refresh = _refresh_bases(con, extra_bases)
         report.files_seen = outcome.files_seen
         report.files_loaded = outcome.files_loaded
         report.lines_loaded = outcome.lines_loaded
         models = transform.models_fingerprint()
         built_with = _built_with(con)
-        report.changed = bool(outcome.states) or new_errors or bases_changed or built_with != models
+        report.changed = (
+            bool(outcome.states)
+            or new_errors
+            or refresh.reloaded
+            or refresh.links_changed
+            or built_with != models
+        )
         if report.changed:
-            transform.build(con)
+            # new links come only with new working directories, whose sessions are touched
+            incremental = (
+                built_with == models
+                and not refresh.reloaded
+                and (refresh.links_only_added or not refresh.links_changed)
+            )
+            report.build = "incremental" if incremental else "full"
+            transform.build(con, _affected_sessions(con) if incremental else None)
             _record_build(con, models)
         con.commit()
     except BaseException:
@@ -100,6 +118,45 @@ def _run(
         raise
     report.totals = totals(con)
     return report
+
+
+def _touched_table(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("create or replace temp table touched_lines (session_id varchar, uuid varchar)")
+
+
+def _touch(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
+    """Remember the sessions (and line ids) of files whose rows are about to change."""
+    if not file_ids:
+        return
+    ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
+    con.register("touched_ids", ids.to_arrow())
+    con.execute(
+        "insert into touched_lines select session_id, uuid from raw_events"
+        " where file_id in (select file_id from touched_ids) and session_id is not null"
+    )
+    con.execute(
+        "insert into touched_lines select session_id, null from raw_subagent_meta"
+        " where file_id in (select file_id from touched_ids) and session_id is not null"
+    )
+    con.unregister("touched_ids")
+
+
+def _affected_sessions(con: duckdb.DuckDBPyConnection) -> str:
+    """The sessions whose rows a refresh must recompute: those of the touched files, and
+    those sharing a line id with them (a resume copy's keeper may change)."""
+    con.execute(
+        """
+        create or replace temp table affected_sessions as
+        select distinct session_id from touched_lines
+        union
+        select distinct events.session_id
+        from raw_events events
+        inner join (select distinct uuid from touched_lines where uuid is not null) touched
+            using (uuid)
+        where events.session_id is not null
+        """
+    )
+    return "affected_sessions"
 
 
 def _built_with(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -114,8 +171,15 @@ def _record_build(con: duckdb.DuckDBPyConnection, models: str) -> None:
     con.execute("insert into meta_build values (?, now())", [models])
 
 
-def _refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> bool:
-    """Re-read every base that changed since the last run; True when anything did."""
+@dataclass(frozen=True)
+class _BaseRefresh:
+    reloaded: bool  # a base changed: every base table was re-read
+    links_changed: bool  # the cwd -> base links changed
+    links_only_added: bool  # ... and only by links for new working directories
+
+
+def _refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> _BaseRefresh:
+    """Re-read the bases when any changed since the last run, and the cwd -> base links."""
     cwds = [
         row[0]
         for row in con.execute(
@@ -136,9 +200,15 @@ def _refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> b
     fingerprints = {base: _fingerprint(Path(base)) for base in sorted(wanted)}
     known = _known_fingerprints(con)
     cwd_rows = [{"cwd": c, "base_path": b, "depth": d} for (c, b), d in sorted(links.items())]
-    old_links = _table_rows(con, "raw_cwd_bases")
-    if known == fingerprints and old_links == len(cwd_rows):
-        return False
+    old = {
+        tuple(row)
+        for row in con.execute("select cwd, base_path, depth from raw_cwd_bases").fetchall()
+    }
+    new = {(row["cwd"], row["base_path"], row["depth"]) for row in cwd_rows}
+    if known == fingerprints:
+        if old != new:
+            warehouse.replace_table(con, "raw_cwd_bases", base_frame("raw_cwd_bases", cwd_rows))
+        return _BaseRefresh(False, old != new, old <= new)
     snapshots = [base_reader.load_base(Path(base)) for base in fingerprints]
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in BASE_TABLES}
     for snapshot in snapshots:
@@ -164,7 +234,7 @@ def _refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> b
     tables["raw_cwd_bases"] = cwd_rows
     for name, rows in tables.items():
         warehouse.replace_table(con, name, base_frame(name, rows))
-    return True
+    return _BaseRefresh(True, old != new, False)
 
 
 def _fingerprint(base: Path) -> str:

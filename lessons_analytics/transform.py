@@ -1,7 +1,13 @@
 """Build the warehouse layers of ``sql/``: staging views, then intermediate and mart tables.
 
 Each file holds one ``select``; the file name is the object's name. Layers run in order and
-files in name order inside a layer, so a model may use any earlier layer.
+inside a layer each model after those it names, so a model may use any earlier one.
+
+A model whose header says ``-- incremental: session_id`` holds rows that depend only on
+their own session (and on the bases). After a run that only added or changed transcripts,
+such a model is refreshed for the touched sessions alone (their rows deleted and
+recomputed); every other table is rebuilt whole. tests/test_incremental.py checks that
+this gives exactly the tables a full build gives.
 """
 
 from __future__ import annotations
@@ -14,16 +20,53 @@ import duckdb
 from lessons_analytics.sqlfiles import layer_files
 
 
-def build(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """(Re)create every model; returns their names in build order."""
+def build(con: duckdb.DuckDBPyConnection, sessions_table: str | None = None) -> list[str]:
+    """(Re)create every model; returns their names in build order. With
+    ``sessions_table`` (a table of ``session_id``s), incremental models are refreshed for
+    those sessions only and views are left as they are."""
     built = []
-    for path in layer_files():
-        name = path.stem
-        body = path.read_text(encoding="utf-8").strip().rstrip(";")
-        kind = materialization(path, body)
-        con.execute(f"create or replace {kind} {name} as\n{body}")
-        built.append(name)
+    if sessions_table is not None:
+        _scope(con, sessions_table)
+    try:
+        for path in layer_files():
+            built.append(_build_one(con, path, sessions_table))
+    finally:
+        if sessions_table is not None:
+            _scope(con, None)
     return built
+
+
+def _scope(con: duckdb.DuckDBPyConnection, sessions_table: str | None) -> None:
+    """Let the staging views pass only these sessions (None: every session again). Their
+    rows depend on no other session's: the affected set holds every session that shares a
+    line id with one of them."""
+    con.execute("delete from meta_build_sessions")
+    con.execute("update meta_build_scope set all_sessions = ?", [sessions_table is None])
+    if sessions_table is not None:
+        con.execute(f"insert into meta_build_sessions select session_id from {sessions_table}")
+
+
+def _build_one(con: duckdb.DuckDBPyConnection, path: Path, sessions_table: str | None) -> str:
+    name = path.stem
+    body = path.read_text(encoding="utf-8").strip().rstrip(";")
+    kind = materialization(path, body)
+    if sessions_table is None:
+        con.execute(f"create or replace {kind} {name} as\n{body}")
+    elif kind == "table" and is_incremental(body):
+        scope = f"(select session_id from {sessions_table})"
+        con.execute(f"delete from {name} where session_id in {scope}")
+        con.execute(f"insert into {name} select * from (\n{body}\n) where session_id in {scope}")
+    elif kind == "table":
+        con.execute(f"create or replace table {name} as\n{body}")
+    return name
+
+
+def is_incremental(body: str) -> bool:
+    return "-- incremental: session_id" in _header(body)
+
+
+def _header(body: str) -> str:
+    return body.split("\nwith", 1)[0].split("\nselect", 1)[0]
 
 
 def materialization(path: Path, body: str) -> str:
@@ -32,8 +75,7 @@ def materialization(path: Path, body: str) -> str:
     than to store)."""
     if path.parent.name == "staging":
         return "view"
-    header = body.split("\nwith", 1)[0].split("\nselect", 1)[0]
-    return "view" if "-- materialized: view" in header else "table"
+    return "view" if "-- materialized: view" in _header(body) else "table"
 
 
 def models_fingerprint() -> str:

@@ -263,7 +263,7 @@ def test_crash_mid_run_leaves_the_warehouse_as_it_was(
     with path.open("ab") as handle:
         handle.write(line(3))
 
-    def crash(con: duckdb.DuckDBPyConnection) -> list[str]:
+    def crash(con: duckdb.DuckDBPyConnection, sessions_table: str | None = None) -> list[str]:
         raise RuntimeError("killed halfway")
 
     # the raw rows of line 3 and the new file state are written before the layers are built

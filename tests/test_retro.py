@@ -194,6 +194,9 @@ def test_outputs_are_traceable_and_redacted(fixture_db: Path, tmp_path: Path) ->
     text = text.replace(
         "02000000-0000-4000-8000-000000000002", "2f000000-0000-4000-8000-00000000002f"
     )
+    # fresh line ids too: with the same uuids the copy would be a resume of session 02, and
+    # which copy is kept would depend on where the checkout lives
+    text = text.replace('"02020', '"2f2f0')
     (session / "2f000000-0000-4000-8000-00000000002f.jsonl").write_text(text)
     db = tmp_path / "w.duckdb"
     ingest(db, [DATA / "projects", tmp_path / "projects"])

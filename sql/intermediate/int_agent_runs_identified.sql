@@ -1,5 +1,6 @@
 -- int_agent_runs_identified: a session's main conversation and each subagent run in it.
 -- Grain: one row per (session_id, agent_key); agent_key is 'main' for the main run.
+-- incremental: session_id (rows depend on their own session only)
 -- A run whose first user message is literally "Warmup" is a 2.0.x warm-up agent: flagged
 -- here and dropped from every mart.
 with

@@ -1,6 +1,7 @@
 -- int_events_deduplicated: transcript lines, each once (text cut to its first 200
 -- characters; the full text stays in stg_events).
 -- Grain: one row per distinct transcript line.
+-- incremental: session_id (rows depend on their own session only)
 -- Claude Code lines are de-duplicated by `uuid` across files: a resumed session replays
 -- earlier lines with the same uuid (and a different sessionId); the copy kept is the one in
 -- the session that started first. The replayed lines carry their old timestamps, so the
@@ -40,5 +41,8 @@ ranked as (
     left join session_starts using (session_id)
 )
 
--- uuid and parentUuid have done their work here; nothing later reads them
-select * exclude (copy_rank, uuid, parent_uuid) from ranked where copy_rank = 1
+-- uuid and parentUuid have done their work here; nothing later reads them, nor the lines
+-- that belong to no session (titles, bookkeeping)
+select * exclude (copy_rank, uuid, parent_uuid)
+from ranked
+where copy_rank = 1 and session_id is not null

@@ -1,5 +1,6 @@
 -- int_index_rows_delivered: each lesson row of the index version an index read saw or missed.
 -- Grain: one row per (read, base, index row).
+-- incremental: session_id (rows depend on their own session only)
 -- When the result text is present it is the evidence: a row is seen when a delivered line
 -- ends with the row's text (line-number or file-name prefixes of Read / nl / grep output
 -- do not matter; a row cut by a truncation marker is not seen). Without the text: a grep
@@ -28,6 +29,7 @@ delivered_lines as (
 
 pairs as (
     select
+        reads.session_id,
         reads.tool_use_id,
         reads.read_idx,
         reads.base_path,
