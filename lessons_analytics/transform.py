@@ -23,32 +23,35 @@ from lessons_analytics.sqlfiles import layer_files
 def build(con: duckdb.DuckDBPyConnection, sessions_table: str | None = None) -> list[str]:
     """(Re)create every model; returns their names in build order. With
     ``sessions_table`` (a table of ``session_id``s), incremental models are refreshed for
-    those sessions only and views are left as they are."""
-    built = []
-    if sessions_table is not None:
-        _scope(con, sessions_table)
-    try:
-        for path in layer_files():
-            built.append(_build_one(con, path, sessions_table))
-    finally:
-        if sessions_table is not None:
-            _scope(con, None)
-    return built
-
-
-def _scope(con: duckdb.DuckDBPyConnection, sessions_table: str | None) -> None:
-    """Let the staging views pass only these sessions (None: every session again). Their
-    rows depend on no other session's: the affected set holds every session that shares a
-    line id with one of them."""
+    those sessions only: while it runs, the incremental staging views pass only those
+    sessions, whose rows depend on no other session's (the affected set holds every session
+    that shares a line id with one of them)."""
+    paths = layer_files()
+    if sessions_table is None:
+        return [_build_one(con, path, None) for path in paths]
     con.execute("delete from meta_build_sessions")
-    con.execute("update meta_build_scope set all_sessions = ?", [sessions_table is None])
-    if sessions_table is not None:
-        con.execute(f"insert into meta_build_sessions select session_id from {sessions_table}")
+    con.execute(f"insert into meta_build_sessions select session_id from {sessions_table}")
+    staging = [p for p in paths if p.parent.name == "staging" and is_incremental(_body(p))]
+    try:
+        for path in staging:
+            con.execute(
+                f"create or replace view {path.stem} as select * from (\n{_body(path)}\n)"
+                " where session_id in (select session_id from meta_build_sessions)"
+            )
+        return [_build_one(con, path, "meta_build_sessions") for path in paths]
+    finally:
+        for path in staging:
+            con.execute(f"create or replace view {path.stem} as\n{_body(path)}")
+        con.execute("delete from meta_build_sessions")
+
+
+def _body(path: Path) -> str:
+    return path.read_text(encoding="utf-8").strip().rstrip(";")
 
 
 def _build_one(con: duckdb.DuckDBPyConnection, path: Path, sessions_table: str | None) -> str:
     name = path.stem
-    body = path.read_text(encoding="utf-8").strip().rstrip(";")
+    body = _body(path)
     kind = materialization(path, body)
     if sessions_table is None:
         con.execute(f"create or replace {kind} {name} as\n{body}")

@@ -47,11 +47,8 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
 def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
     for table in RAW_TABLES:
         con.execute(create_sql(table))
-    # which sessions the staging views let through: all, except during an incremental refresh
+    # the sessions an incremental refresh rebuilds (empty between runs)
     con.execute("create table if not exists meta_build_sessions (session_id varchar)")
-    con.execute("create table if not exists meta_build_scope (all_sessions boolean)")
-    if not con.execute("select count(*) from meta_build_scope").fetchall()[0][0]:
-        con.execute("insert into meta_build_scope values (true)")
     existing = {row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()}
     for table in BASE_TABLES:
         if table not in existing:

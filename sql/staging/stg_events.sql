@@ -1,13 +1,11 @@
 -- stg_events: transcript lines as loaded, with their file's path and the run they belong to.
 -- Grain: one row per loaded line (resume copies included; int_events_deduplicated drops them).
 -- agent_key: the subagent's id, or 'main' for the main conversation.
--- During an incremental refresh only the sessions being refreshed pass (meta_build_scope).
+-- incremental: session_id (an incremental refresh reads only the sessions it refreshes)
 with
 
 events as (
     select * from raw_events
-    where (select all_sessions from meta_build_scope)
-        or session_id in (select session_id from meta_build_sessions)
 ),
 
 files as (
