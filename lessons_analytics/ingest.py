@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,15 +79,22 @@ def _run(
         outcome = LoadOutcome(files_seen=len(sources))
         new_errors = False
         _touched_table(con)
-        for chunk in load_chunks(sources, states, loaded_at, progress=tick):
-            _touch(con, chunk.outcome.rewritten)
-            warehouse.forget_files(con, chunk.outcome.rewritten)
-            for table, frame in chunk.frames.items():
-                warehouse.append(con, table, frame)
-            new_errors = new_errors or "raw_load_errors" in chunk.frames
-            outcome.files_loaded += chunk.outcome.files_loaded
-            outcome.lines_loaded += chunk.outcome.lines_loaded
-            outcome.states.extend(chunk.outcome.states)
+        with tempfile.TemporaryDirectory(prefix=".spool-", dir=db_dir(con)) as spool:
+            spooled: dict[str, list[Path]] = {}
+            for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=Path(spool)):
+                _touch(con, chunk.outcome.rewritten)
+                warehouse.forget_files(con, chunk.outcome.rewritten)
+                for table, frame in chunk.frames.items():
+                    if isinstance(frame, Path):
+                        spooled.setdefault(table, []).append(frame)
+                    else:
+                        warehouse.append(con, table, frame)
+                new_errors = new_errors or "raw_load_errors" in chunk.frames
+                outcome.files_loaded += chunk.outcome.files_loaded
+                outcome.lines_loaded += chunk.outcome.lines_loaded
+                outcome.states.extend(chunk.outcome.states)
+            for table, files in spooled.items():
+                warehouse.append_parquet(con, table, files)
         warehouse.write_states(con, outcome.states)
         _touch(con, [state["file_id"] for state in outcome.states])
         refresh = _refresh_bases(con, extra_bases)
@@ -118,6 +126,14 @@ def _run(
         raise
     report.totals = totals(con)
     return report
+
+
+def db_dir(con: duckdb.DuckDBPyConnection) -> str:
+    """The warehouse's folder: the workers' spool goes on the same disk."""
+    path = con.execute(
+        "select path from duckdb_databases() where database_name = current_database()"
+    ).fetchall()
+    return os.path.dirname(path[0][0]) if path and path[0][0] else tempfile.gettempdir()
 
 
 def _touched_table(con: duckdb.DuckDBPyConnection) -> None:

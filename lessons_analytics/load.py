@@ -281,7 +281,7 @@ PARALLEL_MIN_BYTES = 64 << 20  # below this a pool costs more than it saves
 
 @dataclass
 class Chunk:
-    frames: dict[str, Any]  # table -> polars DataFrame
+    frames: dict[str, Any]  # table -> polars DataFrame, or the Parquet file a worker wrote
     outcome: LoadOutcome
 
 
@@ -314,15 +314,32 @@ def _parse_chunk(args: tuple[list[SourceFile], dict[str, FileState], str]) -> Ch
     return Chunk(frames, outcome)
 
 
+def _parse_chunk_to_files(
+    args: tuple[list[SourceFile], dict[str, FileState], str, str, int],
+) -> Chunk:
+    """A worker's chunk, its frames written as Parquet beside the warehouse: the parent then
+    loads them all at once with DuckDB's parallel reader instead of row batches over a pipe."""
+    sources, states, loaded_at, spool, number = args
+    chunk = _parse_chunk((sources, states, loaded_at))
+    files = {}
+    for name, frame in chunk.frames.items():
+        path = Path(spool) / f"{name}-{number:05d}.parquet"
+        frame.write_parquet(path, compression="lz4")
+        files[name] = path
+    return Chunk(files, chunk.outcome)
+
+
 def load_chunks(
     sources: list[SourceFile],
     states: dict[str, FileState],
     loaded_at: str,
     workers: int | None = None,
     progress: Callable[[int], None] | None = None,
+    spool: Path | None = None,
 ) -> Iterator[Chunk]:
-    """Parse the changed files chunk by chunk (in worker processes for big loads), yielding
-    each chunk's frames so the caller writes them before the next arrives."""
+    """Parse the changed files chunk by chunk, yielding each chunk's frames so the caller
+    writes them before the next arrives. Big loads go to worker processes, which write
+    their frames as Parquet files into ``spool`` (a folder the caller removes)."""
     pending, total = changed_sources(sources, states)
     chunks: list[list[SourceFile]] = [[]]
     size = 0
@@ -345,8 +362,12 @@ def load_chunks(
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")  # the parent holds a DuckDB connection
+    spooled = [(*task, str(spool), n) for n, task in enumerate(tasks)] if spool else None
     with context.Pool(workers) as pool:
-        for chunk in pool.imap(_parse_chunk, tasks):
+        runs = (
+            pool.imap(_parse_chunk_to_files, spooled) if spooled else pool.imap(_parse_chunk, tasks)
+        )
+        for chunk in runs:
             if progress:
                 progress(chunk.outcome.files_seen)
             yield chunk

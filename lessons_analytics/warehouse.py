@@ -103,6 +103,13 @@ def append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> N
     con.unregister("incoming")
 
 
+def append_parquet(con: duckdb.DuckDBPyConnection, table: str, files: list[Path]) -> None:
+    """Load the workers' Parquet files of one table in a single statement."""
+    con.execute(
+        f"insert into {table} by name select * from read_parquet(?)", [[str(f) for f in files]]
+    )
+
+
 def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
     """Bases are re-read whole; their raw tables are replaced each run."""
     con.register("incoming", frame.to_arrow())

@@ -1,0 +1,38 @@
+"""The two-process load (workers spooling Parquet) gives the same warehouse as one process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from lessons_analytics import load
+from lessons_analytics.ingest import ingest
+from lessons_analytics.schema import RAW_TABLES
+
+DATA = Path(__file__).parent / "data"
+TABLES = [t for t in RAW_TABLES if t not in ("raw_files", "raw_load_errors")] + [
+    "fct_events", "fct_tool_calls", "fct_sessions", "dim_agent_runs", "fct_file_reads",
+]  # fmt: skip
+
+
+def _dump(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return {t: con.execute(f"select * from {t} order by all").fetchall() for t in TABLES}
+    finally:
+        con.close()
+
+
+def test_pool_and_spool_equal_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = [DATA / "projects", DATA / "codex"]
+    serial = tmp_path / "serial.duckdb"
+    ingest(serial, sources)
+    monkeypatch.setattr(load, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(load, "CHUNK_BYTES", 4096)  # many small chunks, two workers
+    parallel = tmp_path / "parallel.duckdb"
+    report = ingest(parallel, sources)
+    assert report.files_loaded == 25
+    assert _dump(parallel) == _dump(serial)
+    assert not list(tmp_path.glob(".spool-*"))  # the spool is removed
