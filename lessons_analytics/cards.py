@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lessons_analytics.bases import LessonDoc, discover_bases, lesson_paths, read_lesson
+from lessons_analytics.basefiles import LessonDoc, read_lesson
+from lessons_analytics.bases import discover_bases, lesson_paths
 from lessons_analytics.errors import BaseNotFound
 
 SUMMARY_KEYS = ("id", "addressee", "trigger", "scope", "target")

@@ -15,15 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from lessons_analytics.bases import (
-    LESSON_NAME,
-    IndexDoc,
-    lesson_paths,
-    parse_index,
-    read_lesson,
-    read_text,
-    resolve_base,
-)
+from lessons_analytics.basefiles import LESSON_NAME, IndexDoc, parse_index, read_lesson, read_text
+from lessons_analytics.bases import lesson_paths, resolve_base
 
 DEFAULTS: dict[str, Any] = {"active_heading_max_line": 15, "index_max_bytes": 16384}
 RULES = (

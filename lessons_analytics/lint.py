@@ -19,19 +19,17 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from lessons_analytics.bases import (
+from lessons_analytics.basefiles import (
     LESSON_NAME,
     STATUSES,
     LessonDoc,
     journal_entries,
-    lesson_paths,
     parse_hit_line,
     read_lesson,
     read_text,
-    repo_root_of,
-    resolve_base,
     split_lines,
 )
+from lessons_analytics.bases import lesson_paths, repo_root_of, resolve_base
 
 DEFAULTS: dict[str, Any] = {"base64_min_len": 80}
 _ID = re.compile(r"^L-\d+$")

@@ -9,15 +9,12 @@ from basebuilder import commit, git, index_text, lesson_text, make_base
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lessons_analytics.basefiles import parse_hit_line, parse_index, read_lesson, split_fields
 from lessons_analytics.bases import (
     clear_discovery_cache,
     discover_bases,
     load_base,
-    parse_hit_line,
-    parse_index,
-    read_lesson,
     resolve_base,
-    split_fields,
 )
 from lessons_analytics.errors import BaseNotFound
 
