@@ -211,7 +211,7 @@ class ClaudeFileParser:
             "is_interrupt": _INTERRUPT in text[:200],
             "is_rejected": _REJECTED in text[:300],
         }
-        _add_summary(row, summary)
+        row.update(summary.columns())
         if isinstance(tur, dict):
             _enrich(row, tur)
         if row.get("spawned_agent_id") is None and "agentId: " in text:
@@ -240,21 +240,6 @@ class ClaudeFileParser:
         env["subtype"] = env["subtype"] or _str(payload.get("type"))
         env["text"] = text[:_HARNESS_KEEP]
         self._mentions(env, text, "hook", None)
-
-
-def _add_summary(row: dict[str, Any], summary: Any) -> None:
-    row["result_chars"] = summary.chars
-    row["result_lines"] = summary.lines
-    row["text_head"] = summary.text_head
-    row["trunc_chars"] = summary.trunc_chars
-    row["trunc_lines"] = summary.trunc_lines
-    row["is_persisted"] = summary.is_persisted
-    row["is_truncated"] = summary.is_truncated
-    row["numbered_first"] = summary.numbered_first
-    row["numbered_last"] = summary.numbered_last
-    row["numbered_count"] = summary.numbered_count
-    row["head_part_lines"] = summary.head_part_lines
-    row["tail_part_lines"] = summary.tail_part_lines
 
 
 def _enrich(row: dict[str, Any], tur: dict[str, Any]) -> None:

@@ -45,6 +45,23 @@ class ResultSummary:
     def is_truncated(self) -> bool:
         return self.is_persisted or self.trunc_chars is not None or self.trunc_lines is not None
 
+    def columns(self) -> dict[str, Any]:
+        """The ``raw_tool_results`` columns this summary fills."""
+        return {
+            "result_chars": self.chars,
+            "result_lines": self.lines,
+            "text_head": self.text_head,
+            "trunc_chars": self.trunc_chars,
+            "trunc_lines": self.trunc_lines,
+            "is_persisted": self.is_persisted,
+            "is_truncated": self.is_truncated,
+            "numbered_first": self.numbered_first,
+            "numbered_last": self.numbered_last,
+            "numbered_count": self.numbered_count,
+            "head_part_lines": self.head_part_lines,
+            "tail_part_lines": self.tail_part_lines,
+        }
+
 
 def summarize(text: str, read_style: str | None = None) -> ResultSummary:
     """Summarise a result; ``read_style`` ('numbered', 'grep', 'plain') when the call is a read."""

@@ -217,9 +217,6 @@ class Columns:
             pl.col(k).str.to_datetime(time_zone="UTC", strict=False, time_unit="us") for k in stamps
         )
 
-    def clear(self) -> None:
-        self.rows = []
-
 
 class Batch:
     """All rows parsed in one run, table by table."""

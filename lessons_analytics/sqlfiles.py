@@ -67,7 +67,3 @@ def _dependency_order(paths: list[Path]) -> list[Path]:
         for name in ready:
             del needs[name]
     return [by_name[name] for name in done]
-
-
-def query_names() -> list[str]:
-    return sorted(p.stem for p in queries_root().glob("*.sql"))

@@ -16,7 +16,6 @@ from lessons_analytics.schema import (
     BASE_TABLES,
     FILE_TABLES,
     RAW_TABLES,
-    Batch,
     Columns,
     create_sql,
     empty_base_frame,
@@ -75,12 +74,6 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
     for table in [*FILE_TABLES]:
         con.execute(f"delete from {table} where file_id in (select file_id from forget_ids)")
     con.unregister("forget_ids")
-
-
-def write_batch(con: duckdb.DuckDBPyConnection, batch: Batch) -> None:
-    for name, columns in batch.tables.items():
-        if name != "raw_files" and len(columns):
-            append(con, name, columns.frame())
 
 
 def write_states(con: duckdb.DuckDBPyConnection, states: list[dict[str, Any]]) -> None:
