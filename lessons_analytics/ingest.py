@@ -78,11 +78,17 @@ def _run(
         tick = progress(len(sources), 0) if progress else None
         outcome = LoadOutcome(files_seen=len(sources))
         new_errors = False
+        models = transform.models_fingerprint()
+        built_with = _built_with(con)
+        # which sessions change matters only to an incremental refresh; a first build or a
+        # model upgrade rebuilds everything anyway
+        track = built_with == models
         _touched_table(con)
         with tempfile.TemporaryDirectory(prefix=".spool-", dir=db_dir(con)) as spool:
             spooled: dict[str, list[Path]] = {}
             for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=Path(spool)):
-                _touch(con, chunk.outcome.rewritten)
+                if track:
+                    _touch(con, chunk.outcome.rewritten)
                 warehouse.forget_files(con, chunk.outcome.rewritten)
                 for table, frame in chunk.frames.items():
                     if isinstance(frame, Path):
@@ -96,13 +102,12 @@ def _run(
             for table, files in spooled.items():
                 warehouse.append_parquet(con, table, files)
         warehouse.write_states(con, outcome.states)
-        _touch(con, [state["file_id"] for state in outcome.states])
+        if track:
+            _touch(con, [state["file_id"] for state in outcome.states])
         refresh = _refresh_bases(con, extra_bases)
         report.files_seen = outcome.files_seen
         report.files_loaded = outcome.files_loaded
         report.lines_loaded = outcome.lines_loaded
-        models = transform.models_fingerprint()
-        built_with = _built_with(con)
         report.changed = (
             bool(outcome.states)
             or new_errors
