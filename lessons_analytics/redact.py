@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import polars as pl
+
 __all__ = ["KINDS", "RULES", "Rule", "cut", "redact", "redact_frame", "redact_tree"]
 
 _DONE = r"(?!\[REDACTED:)"
@@ -224,10 +226,8 @@ def redact_tree(value: Any) -> Any:
     return value
 
 
-def redact_frame(frame: Any) -> Any:
+def redact_frame(frame: pl.DataFrame) -> pl.DataFrame:
     """A Polars frame with every string column redacted (other columns unchanged)."""
-    import polars as pl
-
     strings = [name for name, dtype in frame.schema.items() if dtype == pl.String]
     if not strings:
         return frame
