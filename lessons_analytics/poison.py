@@ -30,6 +30,8 @@ from typing import Any
 
 import yaml
 
+from lessons_analytics.redact import redact
+
 __all__ = ["KINDS", "findings"]
 
 KINDS = {
@@ -349,9 +351,10 @@ def findings(text: str, base64_min_len: int = 80) -> list[tuple[int, str, str]]:
 
 
 def _show(detail: str) -> str:
-    """The matched text, safe to print: one line, invisible characters shown as codes."""
+    """The matched text, safe to print: secrets redacted, one line, invisible characters
+    shown as codes."""
     out = "".join(
         f"<U+{ord(c):04X}>" if _invisible(c) or not c.isprintable() else c
-        for c in " ".join(detail.split())
+        for c in " ".join(redact(detail).split())
     )
     return repr(out[:80] + ("…" if len(out) > 80 else ""))

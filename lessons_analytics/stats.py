@@ -24,6 +24,7 @@ from lessons_analytics import metrics
 from lessons_analytics.bases import BaseSnapshot, load_base
 from lessons_analytics.check import check_base
 from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.redact import redact
 
 BASE_LEVEL = ("candidates-without-verdict", "class-share", "index-layout")
 
@@ -294,9 +295,11 @@ _UNSAFE_IN_MARKER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029<>]+|-{2,}")
 
 
 def _marker_safe(value: Any, limit: int = 60) -> str:
-    """Data in the marker: one line, no ``<``/``>`` and no ``--`` (an HTML comment ends at
-    ``--``), at most ``limit`` characters. The marker is one comment line whatever the data."""
-    text = _UNSAFE_IN_MARKER.sub(lambda m: "-" if m.group().startswith("-") else " ", str(value))
+    """Data in the marker: secrets redacted, one line, no ``<``/``>`` and no ``--`` (an HTML
+    comment ends at ``--``), at most ``limit`` characters: one comment line whatever the data."""
+    text = _UNSAFE_IN_MARKER.sub(
+        lambda m: "-" if m.group().startswith("-") else " ", redact(str(value))
+    )
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
