@@ -13,6 +13,7 @@ from lessons_analytics import metrics, render, sqlfiles, warehouse
 from lessons_analytics.bases import resolve_base
 from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
+from lessons_analytics.redact import redact_frame
 from lessons_analytics.sandbox import run_user_sql
 
 
@@ -422,7 +423,8 @@ def query_cmd(
         sql = (
             Path(name).read_text(encoding="utf-8") if name.endswith(".sql") else sqlfiles.load(name)
         )
-        frame = run_user_sql(app.db_path, sql, bound)
+        # what leaves the warehouse is redacted, in every format
+        frame = redact_frame(run_user_sql(app.db_path, sql, bound))
     except LessonsAnalyticsError as exc:
         raise click.ClickException(str(exc)) from exc
     except OSError as exc:
