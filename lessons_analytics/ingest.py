@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,11 +57,22 @@ def ingest(
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
 ) -> IngestReport:
     """Load new transcript lines and changed bases, then rebuild the layers."""
-    con = warehouse.connect(db_path)
+    try:
+        con = warehouse.connect(db_path)
+    except Exception as exc:
+        if warehouse.is_disk_full(exc):
+            raise warehouse.disk_full(exc, db_path) from None
+        raise
     try:
         return _run(con, list(paths), list(extra_bases), progress)
+    except Exception as exc:
+        # one clear line instead of DuckDB's (or a spool writer's) traceback
+        if warehouse.is_disk_full(exc):
+            raise warehouse.disk_full(exc, db_path) from None
+        raise
     finally:
-        con.close()
+        with contextlib.suppress(duckdb.Error):
+            con.close()
 
 
 def _run(
@@ -84,7 +97,9 @@ def _run(
         # model upgrade rebuilds everything anyway
         track = built_with == models
         _touched_table(con)
-        with tempfile.TemporaryDirectory(prefix=".spool-", dir=db_dir(con)) as spool:
+        folder, prefix = db_dir(con), _spool_prefix(con)
+        _remove_stale_spools(Path(folder), prefix)
+        with tempfile.TemporaryDirectory(prefix=prefix, dir=folder) as spool:
             spooled: dict[str, list[Path]] = {}
             for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=Path(spool)):
                 if track:
@@ -127,10 +142,39 @@ def _run(
             _record_build(con, models)
         con.commit()
     except BaseException:
-        con.rollback()
+        # a failed commit has already ended the transaction: rolling back again would only
+        # hide the real error behind a second one
+        with contextlib.suppress(duckdb.Error):
+            con.rollback()
         raise
     report.totals = totals(con)
     return report
+
+
+def _spool_prefix(con: duckdb.DuckDBPyConnection) -> str:
+    path = con.execute(
+        "select path from duckdb_databases() where database_name = current_database()"
+    ).fetchall()
+    name = os.path.basename(path[0][0]) if path and path[0][0] else "memory"
+    return f".spool-{name}."
+
+
+_LEGACY_SPOOL_AGE_S = 600.0
+
+
+def _remove_stale_spools(folder: Path, prefix: str) -> None:
+    """Remove the spool folders a killed run left. This run holds the warehouse's write lock,
+    so every spool named after this warehouse is stale; an unnamed one (older versions)
+    goes once it is ten minutes old (it may belong to another warehouse's live run)."""
+    now = time.time()
+    for spool in folder.glob(".spool-*"):
+        with contextlib.suppress(OSError):
+            if spool.is_symlink() or not spool.is_dir():
+                continue
+            ours = spool.name.startswith(prefix)
+            legacy = spool.name.count(".") == 1  # ".spool-<random>", no warehouse name
+            if ours or (legacy and now - spool.stat().st_mtime > _LEGACY_SPOOL_AGE_S):
+                shutil.rmtree(spool)
 
 
 def db_dir(con: duckdb.DuckDBPyConnection) -> str:

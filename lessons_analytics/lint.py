@@ -19,6 +19,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from lessons_analytics import poison
 from lessons_analytics.basefiles import (
     LESSON_NAME,
     STATUSES,
@@ -27,7 +28,6 @@ from lessons_analytics.basefiles import (
     parse_hit_line,
     read_lesson,
     read_text,
-    split_lines,
 )
 from lessons_analytics.bases import lesson_paths, repo_root_of, resolve_base
 
@@ -39,23 +39,6 @@ _HIT_VALUES = {
     "defect": {"bug", "wrong-number", "cannot-fail-check", "data-loss", "form-only", "none"},
 }
 _COMMIT = re.compile(r"^[0-9a-fA-F]{7,40}$")
-_OVERRIDE = re.compile(
-    r"\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?"
-    r"\b(previous|prior|above|earlier|all|other|system|your)\b[^.\n]{0,30}?"
-    r"\b(instructions?|rules?|prompts?|lessons?|guidelines|directives|messages?)\b"
-    r"|\byou are now\b|\bnew (?:system )?instructions?\s*:"
-    r"|\b(игнорируй|проигнорируй|забудь|отмени)\w*\b[^.\n]{0,40}?(инструкци|правил|указани)\w*",
-    re.IGNORECASE,
-)
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-_IMPERATIVE = re.compile(
-    r"\b(ignore|disregard|always|never|must|do not|don't|execute|run|delete|remove|send|tell"
-    r"|reply|respond|follow|obey|approve|print|output|install|curl|fetch|you (?:should|must|will)"
-    r"|игнорируй|всегда|никогда|выполни|удали|отправь|скажи|сделай|делай|запусти|ты должен)\b",
-    re.IGNORECASE,
-)
-# Zero-width and bidirectional controls hide text from a human reviewer but not from a model.
-_HIDDEN_CHARS = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 @dataclass(frozen=True, order=True)
@@ -229,27 +212,12 @@ def _rule_and_mechanism(doc: LessonDoc, roots: list[Path]) -> list[Finding]:
 
 
 def poisoning(file: str, text: str, base64_min_len: int = 80) -> list[Finding]:
-    """Text that steers the reader instead of stating a rule: one finding per line and kind."""
-    blob = re.compile(rf"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{{{base64_min_len},}}={{0,2}}")
-    out = []
-    for number, line in enumerate(split_lines(text), 1):
-        if _OVERRIDE.search(line):
-            out.append((number, "instruction to ignore or override other instructions"))
-        if _HIDDEN_CHARS.search(line.lstrip("\ufeff") if number == 1 else line):
-            out.append((number, "zero-width or bidirectional control character"))
-        if any(_mixed(m.group(0)) for m in blob.finditer(line)):
-            out.append((number, f"base64-like blob of {base64_min_len}+ characters"))
-    for match in _COMMENT.finditer(text):
-        body = match.group(1)
-        if not body.strip().lower().startswith("sleep-due") and _IMPERATIVE.search(body):
-            number = text.count("\n", 0, match.start()) + 1
-            out.append((number, "hidden HTML comment with an imperative"))
-    return [Finding(file, n, "error", "poisoning", why) for n, why in out]
-
-
-def _mixed(run: str) -> bool:
-    # Paths and words are long runs too; real base64 mixes digits, upper and lower case.
-    return all(any(test(c) for c in run) for test in (str.isdigit, str.isupper, str.islower))
+    """Text that steers the reader instead of stating a rule (``poison.py``): one finding
+    per line and kind."""
+    return [
+        Finding(file, line, "error", "poisoning", message)
+        for line, _, message in poison.findings(text, base64_min_len)
+    ]
 
 
 # ---------------------------------------------------------------- the mechanism gate

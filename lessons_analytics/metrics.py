@@ -15,6 +15,7 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import sqlfiles
+from lessons_analytics.redact import redact_frame, redact_tree
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
 DEFAULT_GAP_CAP_S = 300  # the cap fct_sessions.active_seconds is built with
@@ -317,6 +318,7 @@ def recalled_document(
         before=before,
         bases=filters.params()["bases"],
     ).to_dicts()
+    evidence = redact_tree(evidence)  # it quotes transcripts
     kinds = {e["kind"] for e in evidence}
     if not row or not row[0]:
         status = "unknown"
@@ -343,10 +345,13 @@ def _frame(name: str) -> Any:
     def run(
         con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: Any
     ) -> pl.DataFrame:
-        return query(con, name, **(filters or Filters()).params(), **params)
+        # the notebook's helpers: what they show leaves the warehouse, so it is redacted
+        return redact_frame(query(con, name, **(filters or Filters()).params(), **params))
 
     run.__name__ = name
-    run.__doc__ = f"``queries/{name}.sql`` as a Polars frame (see the file's header)."
+    run.__doc__ = (
+        f"``queries/{name}.sql`` as a Polars frame (see the file's header), secrets redacted."
+    )
     return run
 
 

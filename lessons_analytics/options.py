@@ -47,8 +47,17 @@ def filter_options(func: F) -> F:
 
 
 def echo_json(document: Any) -> None:
-    """The single JSON document of a command, on stdout."""
-    click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
+    """The single JSON document of a command, on stdout, every string in it redacted (the
+    evidence of ``hits``/``recalled`` quotes transcripts)."""
+    from lessons_analytics.redact import redact_tree
+
+    encoded = orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS)
+    click.echo(
+        orjson.dumps(
+            redact_tree(orjson.loads(encoded)),
+            option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS,
+        )
+    )
 
 
 def warn(message: str, ctx: AppContext | None = None) -> None:

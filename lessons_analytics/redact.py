@@ -1,64 +1,237 @@
-"""Redact secrets and personal data from text quoted out of transcripts.
+"""Redact secrets and personal data from every text that leaves the warehouse.
 
     redact("curl -H 'Authorization: Bearer abc.def.ghi' -d password=hunter2")
     # "curl -H 'Authorization: Bearer [REDACTED:token]' -d password=[REDACTED:password]"
 
 Each finding is replaced by ``[REDACTED:<kind>]``; the rest of the text is unchanged and
-``redact`` is idempotent (redacting twice gives the same text). Kinds: private-key, jwt,
-api-key, aws-key, github-token, slack-token, token (Bearer), password, email.
+``redact`` is idempotent (redacting twice gives the same text). ``RULES`` is the one table
+of what is found; ``KINDS`` lists its kinds.
+
+Why a hand table and not a scanner's rule set: gitleaks' rules are Go regexes tuned for whole
+files (each rule pairs a keyword with an entropy threshold and an allow-list) and
+detect-secrets is a file scanner whose plugins report findings rather than rewrite text;
+neither redacts in place, and neither recognises a token cut short by a truncated quote. The
+token shapes below follow gitleaks' rules (``aws-access-token``, ``github-pat``,
+``stripe-access-token``, ``gcp-api-key``, ``slack-*-token``, ``jwt``, ``private-key``).
+
+Text quoted from a transcript is often cut (the warehouse keeps the first 300 characters of a
+result, a quote is cut at a budget), so a token whose known prefix ends the text is redacted
+however short its tail: a cut never lets the rest of a secret through.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["PATTERNS", "redact"]
+import polars as pl
+
+__all__ = ["KINDS", "RULES", "Rule", "cut", "redact", "redact_frame", "redact_tree"]
+
+_DONE = r"(?!\[REDACTED:)"
+# A value after ``=``/``:``: a quoted string or a run up to a space or separator.
+_VALUE = r"""("[^"\n]*"|'[^'\n]*'|[^\s,;&"'`]+)"""
 
 
 def _mark(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
+@dataclass(frozen=True)
+class Rule:
+    """``pattern`` is replaced by ``[REDACTED:kind]``; with ``keep``, the pattern's group 1
+    (the name of what follows: a header, a variable) is kept in front of the mark."""
+
+    kind: str
+    pattern: re.Pattern[str]
+    keep: bool = False
+
+    def apply(self, text: str) -> str:
+        mark = _mark(self.kind)
+        if self.keep:
+            return self.pattern.sub(lambda m: m.group(1) + mark, text)
+        return self.pattern.sub(mark, text)
+
+
+def _token(prefix: str, body: str, least: int) -> str:
+    """A prefixed token with at least ``least`` body characters, or any tail at the end of
+    the text (a token cut by a truncation)."""
+    return rf"{prefix}(?:{body}{{{least},}}|{body}*\Z)"
+
+
 # Order matters: whole blocks first (a PEM key may contain anything), then tokens with a
-# recognisable shape, then the generic key=value and e-mail forms.
-PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    (
+# recognisable shape, then headers and key=value forms, then URL credentials and e-mail.
+RULES: tuple[Rule, ...] = (
+    Rule(
         "private-key",
         re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
-            r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|.*\Z)",
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
             re.DOTALL,
         ),
     ),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}")),
-    ("api-key", re.compile(r"\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}")),
-    ("aws-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-]
-
-_BEARER = re.compile(r"(\bBearer\s+)(?!\[REDACTED:)[A-Za-z0-9._~+/=-]{6,}", re.IGNORECASE)
-_PASSWORD = re.compile(
-    r"""((?<![A-Za-z])(?:password|passwd|pwd)\b["']?\s*[:=]\s*)(?!\[REDACTED:)("[^"\n]*"|'[^'\n]*'|[^\s,;&"']+)""",
-    re.IGNORECASE,
+    Rule(
+        "jwt",
+        re.compile(
+            r"\beyJ[A-Za-z0-9_-]{4,}\.(?:[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}|"
+            r"[A-Za-z0-9_-]*\.?[A-Za-z0-9_-]*\Z)"
+        ),
+    ),
+    # Anthropic (sk-ant-…) and OpenAI (sk-…, sk-proj-…, sk-svcacct-…)
+    Rule("api-key", re.compile(r"\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}|\bsk-[\w-]{3,}\Z")),
+    Rule(
+        "aws-key",
+        re.compile(
+            r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])(?:[0-9A-Z]{16}\b|"
+            r"[0-9A-Z]{2,15}\Z)"
+        ),
+    ),
+    Rule(
+        "github-token",
+        re.compile(
+            r"\b"
+            + _token("gh[pousr]_", "[A-Za-z0-9]", 20)
+            + r"|\b"
+            + _token("github_pat_", r"\w", 20)
+        ),
+    ),
+    Rule(
+        "slack-token",
+        re.compile(
+            r"\b"
+            + _token("xox[abposre]-", "[A-Za-z0-9-]", 10)
+            + r"|https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+"
+        ),
+    ),
+    Rule(
+        "stripe-key",
+        re.compile(
+            r"\b"
+            + _token("(?:sk|rk|pk)_(?:live|test)_", "[A-Za-z0-9]", 10)
+            + r"|\b"
+            + _token("whsec_", "[A-Za-z0-9]", 16)
+        ),
+    ),
+    Rule(
+        "google-api-key", re.compile(r"\b" + _token("AIza", r"[\w-]", 30) + r"|\bya29\.[\w-]{20,}")
+    ),
+    # AWS secret access key: 40 characters of base64 after its variable or config name.
+    Rule(
+        "aws-secret",
+        re.compile(
+            r"""((?i:aws)\w*?(?i:secret)\w*["']?\s*[:=]\s*["']?)"""
+            + _DONE
+            + r"[A-Za-z0-9/+=]{20,}",
+        ),
+        keep=True,
+    ),
+    Rule(
+        "token",
+        re.compile(r"(\bBearer\s+)" + _DONE + r"[A-Za-z0-9._~+/=-]{6,}", re.IGNORECASE),
+        keep=True,
+    ),
+    # Basic credentials are base64: a run with a digit, ``+``, ``/`` or ``=`` (not "Basic usage")
+    Rule(
+        "token",
+        re.compile(
+            r"(\bBasic\s+)" + _DONE + r"(?=[A-Za-z0-9+/]*[0-9+/=])"
+            r"[A-Za-z0-9+/]{8,}={0,2}",
+            re.IGNORECASE,
+        ),
+        keep=True,
+    ),
+    Rule(
+        "token",
+        re.compile(
+            r"""(\b(?:x-api-key|api-key|x-auth-token|x-access-token|private-token|"""
+            r"""x-goog-api-key|authorization|proxy-authorization|cookie)["']?\s*[:=]\s*["']?"""
+            r"""(?:(?:bearer|basic|token|digest)\s+)?+)""" + _DONE + r"""[^\s"',;]+""",
+            re.IGNORECASE,
+        ),
+        keep=True,
+    ),
+    # Any name holding PASSWORD/PASSWD (PGPASSWORD=, DB_PASSWORD=, --password=, "password":)
+    Rule(
+        "password",
+        re.compile(
+            r"""(\b[\w.-]*(?:password|passwd)\w*["']?\s*[:=]\s*)""" + _DONE + _VALUE,
+            re.IGNORECASE,
+        ),
+        keep=True,
+    ),
+    # *_TOKEN=, *_SECRET=, *_API_KEY= and their lowercase config forms (not "max_tokens: 5")
+    Rule(
+        "secret",
+        re.compile(
+            r"""(\b[\w.-]*(?:token|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key"""
+            r"""|client[_-]?secret|credentials?)(?:_\w+)?\b["']?\s*[:=]\s*)""" + _DONE + _VALUE,
+            re.IGNORECASE,
+        ),
+        keep=True,
+    ),
+    Rule(
+        "password",
+        re.compile(r"""(\s(?:-u|--user)\s+["']?[^\s:"'@]+:)""" + _DONE + r"""[^\s"'@]+"""),
+        keep=True,
+    ),
+    # scheme://user:password@host, any host (localhost, an IP, a name without a TLD)
+    Rule(
+        "credentials",
+        re.compile(
+            r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^\s:/@\"'<>]+:"
+            r"(?:[^\s/@\"'<>]+(?=@)|(?![0-9]*\Z)[^\s/@\"'<>]+\Z)"  # or cut before the @
+        ),
+        keep=True,
+    ),
+    Rule(
+        "email",
+        re.compile(
+            r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
+        ),
+    ),
 )
-_EMAIL = re.compile(
-    r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
-)
 
-
-def _sub(kind: str) -> Callable[[re.Match[str]], str]:
-    return lambda match: _mark(kind)
+KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.kind for rule in RULES))
 
 
 def redact(text: str) -> str:
-    """``text`` with every API key, token, password, private key, JWT and e-mail address
-    replaced by ``[REDACTED:<kind>]``."""
+    """``text`` with every secret of ``RULES`` (API keys, tokens, passwords, private keys,
+    JWTs, URL credentials, e-mail addresses) replaced by ``[REDACTED:<kind>]``."""
     if not text:
         return text
-    for kind, pattern in PATTERNS:
-        text = pattern.sub(_sub(kind), text)
-    text = _BEARER.sub(lambda m: m.group(1) + _mark("token"), text)
-    text = _PASSWORD.sub(lambda m: m.group(1) + _mark("password"), text)
-    return _EMAIL.sub(_sub("email"), text)
+    for rule in RULES:
+        text = rule.apply(text)
+    return text
+
+
+def cut(text: str | None, limit: int, mark: str = "…") -> str:
+    """``text`` redacted, then cut to at most ``limit`` characters (``mark`` at the cut):
+    redaction first, so that a cut never splits a secret out of its pattern."""
+    clean = redact(text or "")
+    if len(clean) <= limit:
+        return clean
+    return clean[: max(limit - len(mark), 0)] + mark
+
+
+def redact_tree(value: Any) -> Any:
+    """Every string in a JSON-like tree (dicts, lists, tuples) redacted; keys included."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact_tree(k): redact_tree(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_tree(v) for v in value]
+    return value
+
+
+def redact_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """A Polars frame with every string column redacted (other columns unchanged)."""
+    strings = [name for name, dtype in frame.schema.items() if dtype == pl.String]
+    if not strings:
+        return frame
+    fn: Callable[[str], str] = redact
+    return frame.with_columns(
+        pl.col(name).map_elements(fn, return_dtype=pl.String, skip_nulls=True) for name in strings
+    )

@@ -7,9 +7,12 @@ costly-body) come from the warehouse when one is given; without it they are repo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import stat
 import tempfile
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -21,6 +24,7 @@ from lessons_analytics import metrics
 from lessons_analytics.bases import BaseSnapshot, load_base
 from lessons_analytics.check import check_base
 from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.redact import redact
 
 BASE_LEVEL = ("candidates-without-verdict", "class-share", "index-layout")
 
@@ -278,27 +282,50 @@ def marker_line(stats: BaseStats) -> str | None:
         if not sign.fired:
             continue
         if sign.name == "class-share":
-            reasons.append(f"class-share={sign.value['class']}:{round(100 * sign.value['share'])}%")
+            name = _marker_safe(sign.value["class"])
+            reasons.append(f"class-share={name}:{round(100 * sign.value['share'])}%")
         elif isinstance(sign.value, float):
             reasons.append(f"{sign.name}={sign.value:.1f}")
         else:
-            reasons.append(f"{sign.name}={sign.value}")
+            reasons.append(f"{sign.name}={_marker_safe(sign.value)}")
     return f"<!-- sleep-due: {stats.as_of.isoformat()} · reasons: {', '.join(reasons)} -->"
+
+
+_UNSAFE_IN_MARKER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029<>]+|-{2,}")
+
+
+def _marker_safe(value: Any, limit: int = 60) -> str:
+    """Data in the marker: secrets redacted, one line, no ``<``/``>`` and no ``--`` (an HTML
+    comment ends at ``--``), at most ``limit`` characters: one comment line whatever the data."""
+    text = _UNSAFE_IN_MARKER.sub(
+        lambda m: "-" if m.group().startswith("-") else " ", redact(str(value))
+    )
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def apply_marker(index: Path, marker: str | None) -> bool:
     """Write, refresh or remove the marker line, every other byte unchanged; written
-    atomically (temporary file + rename). True when the file changed."""
+    atomically (temporary file + rename). True when the file changed.
+
+    Refused (``PermissionError``) when ``INDEX.md`` is a link leading out of its base's
+    folder or is read-only: the marker never writes outside the base and never replaces a
+    file its owner protected. Temporary files a killed earlier run left are removed."""
+    _check_writable(index)
+    _remove_stale_temporaries(index.parent)
     data = index.read_bytes()
     lines = data.splitlines(keepends=True)
     newline = next((_ending(line) for line in lines if _ending(line)), b"\n")
     first_heading = next((i for i, line in enumerate(lines) if _H2.match(line)), len(lines))
     found = [i for i in range(first_heading) if _is_marker(lines[i])]
     text = marker.encode("utf-8") if marker is not None else None
+    if text is not None and (b"\n" in text or b"\r" in text or text.count(b"-->") != 1):
+        raise ValueError(f"not a one-line marker: {marker!r}")
     if found:
         # refresh in place, keeping the line's own ending; a second marker (a layout
-        # failure) goes
-        out = [line for i, line in enumerate(lines) if i not in found[1:]]
+        # failure) goes, and so do the lines a broken earlier marker spilled
+        drop = set(found[1:]) | _spilled(lines, found[0])
+        out = [line for i, line in enumerate(lines) if i not in drop]
         if text is None:
             del out[found[0]]
         else:
@@ -331,6 +358,48 @@ def _is_marker(line: bytes) -> bool:
     return _MARKER_LINE.match(line) is not None
 
 
+# A marker written before class names were made safe could hold line breaks: the lines
+# after it, up to the one holding the class-share tail ``:NN% -->`` (or ``:NN%, sign=…
+# -->``), are the spilled rest of the same marker (a fake ``## Active`` table, say).
+_MARKER_TAIL = re.compile(rb":\d+%(?:, [a-z-]+=[^\r\n]*)? -->\s*$")
+_SPILL_LINES = 200
+
+
+def _spilled(lines: list[bytes], at: int) -> set[int]:
+    """The lines after the marker at ``at`` that belong to it (a broken older marker)."""
+    if b"class-share=" not in lines[at]:
+        return set()
+    for end in range(at + 1, min(len(lines), at + 1 + _SPILL_LINES)):
+        if _MARKER_TAIL.search(lines[end]):
+            return set(range(at + 1, end + 1))
+    return set()
+
+
+def _check_writable(index: Path) -> None:
+    folder = index.parent.resolve()
+    target = index.resolve()
+    if target.parent != folder:
+        raise PermissionError(
+            f"{index} leads to {target}, outside its base {folder}: not writing there"
+        )
+    mode = target.stat().st_mode
+    if not mode & stat.S_IWUSR or not os.access(target, os.W_OK):
+        raise PermissionError(f"{index} is read-only: not replacing it")
+
+
+_TEMPORARY = ".INDEX.md.*.tmp"
+_STALE_AFTER_S = 60.0
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """A run killed between writing its temporary file and the rename leaves it behind."""
+    now = time.time()
+    for leftover in folder.glob(_TEMPORARY):
+        with contextlib.suppress(OSError):
+            if now - leftover.lstat().st_mtime > _STALE_AFTER_S:
+                leftover.unlink()
+
+
 def _ending(line: bytes) -> bytes:
     if line.endswith(b"\r\n"):
         return b"\r\n"
@@ -338,7 +407,7 @@ def _ending(line: bytes) -> bytes:
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    path = path.resolve()  # through a symlink: replace its target, not the link
+    path = path.resolve()  # through a symlink (checked to stay in the base): its target
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".INDEX.md.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:

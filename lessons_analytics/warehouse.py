@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +13,7 @@ import duckdb
 import orjson
 import polars as pl
 
-from lessons_analytics.errors import LockBusy, NoWarehouse
+from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse
 from lessons_analytics.load import FileState
 from lessons_analytics.schema import (
     BASE_TABLES,
@@ -108,3 +111,48 @@ def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFram
     con.register("incoming", frame.to_arrow())
     con.execute(f"create or replace table {table} as select * from incoming")
     con.unregister("incoming")
+
+
+# ---------------------------------------------------------------- a full disk
+
+
+class DiskFull(LessonsAnalyticsError):
+    """The disk filled up while the warehouse was written; the transaction was rolled back."""
+
+
+_NO_SPACE = re.compile(
+    r"no space left on device|disk is full|disk quota exceeded|not enough space", re.IGNORECASE
+)
+_FAILED_FILE = re.compile(r'(?:write|create|open|extend|truncate) file "([^"]+)"', re.IGNORECASE)
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (an OSError, or DuckDB's or Polars' error text) says the disk is full."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return bool(_NO_SPACE.search(str(exc)))
+
+
+def disk_full(exc: BaseException, db_path: Path) -> DiskFull:
+    """One line for the user: what failed, where, and how much space is left there."""
+    failed = _FAILED_FILE.search(str(exc))
+    where = Path(failed.group(1)) if failed else Path(getattr(exc, "filename", None) or db_path)
+    folder = where if where.is_dir() else where.parent
+    try:
+        usage = shutil.disk_usage(folder)
+        space = f"{_size(usage.free)} free of {_size(usage.total)} on {folder}"
+    except OSError:
+        space = f"free space on {folder} unknown"
+    return DiskFull(
+        f"{db_path}: disk full while writing {where} ({space}); the warehouse was left as "
+        "it was: free some space and run again"
+    )
+
+
+def _size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"

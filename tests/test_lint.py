@@ -207,7 +207,9 @@ def test_mechanism_sees_sub_project_and_repo_root(tmp_path: Path) -> None:
 def test_poisoning_is_an_error(tmp_path: Path, payload: str) -> None:
     text = lesson_text("L-0001") + "\n" + payload + "\n"
     found = _findings(tmp_path, {"L-0001.md": text})
-    assert found == [("poisoning", "error", text.split("\n").index(payload.split("\n")[0]) + 1)]
+    # the first finding is at the payload's first line (a commented `curl | sh` is two kinds)
+    assert found[0] == ("poisoning", "error", text.split("\n").index(payload.split("\n")[0]) + 1)
+    assert {rule for rule, _, _ in found} == {"poisoning"}
 
 
 @pytest.mark.parametrize(

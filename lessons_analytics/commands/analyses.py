@@ -9,10 +9,12 @@ from typing import Any
 import click
 import duckdb
 
-from lessons_analytics import metrics, render, warehouse
+from lessons_analytics import metrics, render, sqlfiles, warehouse
 from lessons_analytics.bases import resolve_base
 from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
+from lessons_analytics.redact import redact_frame
+from lessons_analytics.sandbox import run_user_sql
 
 
 def _filters(bases: tuple[Path, ...], since: str | None, until: str | None) -> metrics.Filters:
@@ -415,17 +417,21 @@ def query_cmd(
 
     Example: lessons-analytics query heads_reads -p bases '[]' --csv
     """
-    sql = Path(name).read_text(encoding="utf-8") if name.endswith(".sql") else None
     bound: dict[str, Any] = {key: _param_value(value) for key, value in params}
-    con = _open(app)
     try:
-        frame = metrics.run_sql(con, sql, bound) if sql else metrics.query(con, name, **bound)
+        # a named query is the package's own SQL, and runs in the same sandbox
+        sql = (
+            Path(name).read_text(encoding="utf-8") if name.endswith(".sql") else sqlfiles.load(name)
+        )
+        # what leaves the warehouse is redacted, in every format
+        frame = redact_frame(run_user_sql(app.db_path, sql, bound))
     except LessonsAnalyticsError as exc:
         raise click.ClickException(str(exc)) from exc
+    except OSError as exc:
+        raise click.ClickException(f"{name}: cannot read the query: {exc.strerror}") from exc
     except duckdb.Error as exc:
-        raise click.ClickException(f"query failed: {exc}") from exc
-    finally:
-        con.close()
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise click.ClickException(f"query failed: {first}") from exc
     if parquet is not None:
         frame.write_parquet(parquet)
         click.echo(f"{frame.height} rows -> {parquet}", err=True)

@@ -10,6 +10,7 @@ import click
 from lessons_analytics import metrics, render, warehouse
 from lessons_analytics.commands.ingest import summary_text
 from lessons_analytics.demo import build_demo
+from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.ingest import ingest
 from lessons_analytics.options import AppContext
 from lessons_analytics.report import demo_report
@@ -22,7 +23,7 @@ from lessons_analytics.stats import base_stats
     type=click.Path(path_type=Path, file_okay=False),
     default=Path("demo-workspace"),
     show_default=True,
-    help="Folder for the demo workspace (rebuilt each run).",
+    help="Folder for the demo workspace: empty, or an earlier demo build (rebuilt).",
 )
 @click.pass_obj
 def demo_cmd(app: AppContext, out: Path) -> None:
@@ -31,7 +32,10 @@ def demo_cmd(app: AppContext, out: Path) -> None:
 
     Example: lessons-analytics demo --out /tmp/demo
     """
-    workspace = build_demo(out.absolute())
+    try:
+        workspace = build_demo(out.absolute())
+    except LessonsAnalyticsError as exc:  # a folder that is not the demo's: nothing deleted
+        raise click.ClickException(str(exc)) from exc
     db = app.db_path if app.db_given else workspace.root / "warehouse.duckdb"
     if db.exists() and not app.db_given:
         db.unlink()

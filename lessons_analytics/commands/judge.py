@@ -131,6 +131,6 @@ def cards_cmd(base: Path | None, page: int, page_size: int, as_json: bool) -> No
          "bases": [{"base": b} for b in result.bases], "page": result.page,
          "pages": result.pages, "page_size": result.page_size, "total": result.total,
          "cards": [{"number": c.number, "base": c.base, "id": c.lesson_id, "file": c.file,
-                    "text": c.text} for c in result.cards],
+                    "text": c.text, "warnings": list(c.warnings)} for c in result.cards],
          "footer": result.footer}
     )  # fmt: skip

@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from .bases import write_git
+from .guard import check_demo_target, mark_demo_build
 from .timeline import (
     assign_hits,
     code_commits,
@@ -41,8 +42,13 @@ class DemoWorkspace:
 
 
 def build_demo(out: Path, seed: int = 42) -> DemoWorkspace:
-    """Build the demo under `out` (replacing what a previous build left there)."""
-    root = Path(out).resolve()
+    """Build the demo under `out` (replacing what a previous build left there); refused
+    (``DemoTargetRefused``) when `out` is neither empty nor an earlier build."""
+    root = Path(out).absolute()
+    check_demo_target(root)  # before anything is deleted
+    root = root.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    mark_demo_build(root)
     for sub in ("claude", "codex", "repos"):
         shutil.rmtree(root / sub, ignore_errors=True)
     claude_dir, codex_dir = root / "claude" / "projects", root / "codex" / "sessions"

@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from lessons_analytics.redact import redact_tree
 from lessons_analytics.report.data import Window, build_report_data
 from lessons_analytics.report.layout import build_layout
 from lessons_analytics.report.numbers import (
@@ -102,7 +103,9 @@ def write_report(
     data = build_report_data(con, week, wanted, as_of, thresholds, generated_at)
     if relative_to is not None:
         data = _relative(data, str(Path(relative_to)))
-    data = orjson.loads(to_json(data))  # what data.json holds is what the page shows
+    # Redacted once, here, for every output: data.json, report.md and report.html all come
+    # from this one document, so no field can be forgotten.
+    data = redact_tree(orjson.loads(to_json(data)))  # what data.json holds, the page shows
     layout = build_layout(data)
     directory.mkdir(parents=True, exist_ok=True)
     images: dict[str, bytes] = {}

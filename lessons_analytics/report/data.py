@@ -418,7 +418,10 @@ def families(
             lessons, lambda r: [r["lesson_class"]] if r["lesson_class"] else [], names
         ),
         "triggers": _shared(
-            lessons, lambda r: [x.strip().lower() for x in r["triggers"] or []], names
+            # redacted before lowercasing: a lowercased key no longer has its pattern's shape
+            lessons,
+            lambda r: [redact(x).strip().lower() for x in r["triggers"] or []],
+            names,
         ),
     }
 

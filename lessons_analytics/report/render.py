@@ -7,6 +7,7 @@ import base64
 import html
 import re
 
+from lessons_analytics.markup import md_inline, md_text
 from lessons_analytics.report.layout import Chart, Heading, Layout, Para, Table
 
 _CODE = re.compile(r"`([^`]+)`")
@@ -14,24 +15,26 @@ _EM = re.compile(r"\*([^*]+)\*")
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return md_inline(text, cell=True)
 
 
 def to_markdown(layout: Layout) -> str:
-    lines = [f"# {layout.title}", ""]
+    # Every text goes through markup.md_inline: the layout's `code` and *emphasis* marks
+    # survive, data never becomes HTML, a link or a table row.
+    lines = [f"# {md_inline(layout.title)}", ""]
     for block in layout.blocks:
         if isinstance(block, Heading):
-            lines += [f"{'#' * block.level} {block.text}", ""]
+            lines += [f"{'#' * block.level} {md_inline(block.text)}", ""]
         elif isinstance(block, Para):
             prefix = {"note": "", "finding": "**Finding:** ", "empty": "> "}.get(block.kind, "")
-            lines += [prefix + block.text, ""]
+            lines += [prefix + md_inline(block.text), ""]
         elif isinstance(block, Table):
             lines.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
             lines.append("|" + "|".join("---" for _ in block.headers) + "|")
             lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
             lines.append("")
         elif isinstance(block, Chart):
-            lines += [f"![{block.alt}]({block.name})", ""]
+            lines += [f"![{md_text(block.alt)}]({block.name})", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -8,8 +8,10 @@ from pathlib import Path
 import orjson
 
 from lessons_analytics.errors import LessonsAnalyticsError
+from lessons_analytics.markup import md_code, md_link, md_text
+from lessons_analytics.redact import redact, redact_tree
 from lessons_analytics.retro.model import KINDS, Cluster, RetroResult, Signal
-from lessons_analytics.retro.text import one_line
+from lessons_analytics.retro.text import one_line as _one_line
 
 SHOWN_SIGNALS = 6
 
@@ -32,7 +34,9 @@ def write_retro(result: RetroResult, out_dir: Path) -> dict[str, Path]:
         out.mkdir(parents=True, exist_ok=True)
         signals = out / "signals.jsonl"
         ordered = [s for c in result.clusters for s in c.signals]
-        signals.write_bytes(b"".join(orjson.dumps(s.as_dict()) + b"\n" for s in ordered))
+        signals.write_bytes(
+            b"".join(orjson.dumps(redact_tree(s.as_dict())) + b"\n" for s in ordered)
+        )
         digest = out / "digest.md"
         digest.write_text(digest_text(result), encoding="utf-8")
     except OSError as exc:
@@ -58,24 +62,24 @@ def digest_text(result: RetroResult) -> str:
         "",
     ]
     if result.warnings:
-        lines += ["Warnings:", *[f"- {w}" for w in result.warnings], ""]
+        lines += ["Warnings:", *[f"- {md_text(redact(w))}" for w in result.warnings], ""]
     lines += ["## Candidate-ready", ""]
     lines += _section(ready, 1) or ["None.", ""]
     lines += ["## Quarantine (one case each)", ""]
     lines += _section(single, len(ready) + 1) or ["None.", ""]
     lines += ["## Signal kinds", ""]
-    lines += [f"- `{kind}`: {text}" for kind, text in KINDS.items()]
+    lines += [f"- {md_code(kind)}: {md_text(text)}" for kind, text in KINDS.items()]
     return "\n".join(lines) + "\n"
 
 
 def _scope(result: RetroResult) -> str:
     parts = [f"since {result.since:%Y-%m-%d}" if result.since else "all history"]
-    parts.append("bases: " + (", ".join(f"`{b}`" for b in result.bases) or "all"))
-    parts.append("repositories: " + (", ".join(f"`{r}`" for r in result.repos) or "none"))
+    parts.append("bases: " + (", ".join(_code(b) for b in result.bases) or "all"))
+    parts.append("repositories: " + (", ".join(_code(r) for r in result.repos) or "none"))
     counts: dict[str, int] = {}
     for signal in result.signals:
         counts[signal.kind] = counts.get(signal.kind, 0) + 1
-    found = ", ".join(f"{n} {k}" for k, n in counts.items()) or "no signals"
+    found = ", ".join(f"{n} {md_text(k)}" for k, n in counts.items()) or "no signals"
     return "Scope: " + "; ".join(parts) + f". Found: {found}."
 
 
@@ -89,20 +93,22 @@ def _section(clusters: list[Cluster], start: int) -> list[str]:
 def _cluster(number: int, cluster: Cluster) -> list[str]:
     cases = cluster.independent_cases
     lines = [
-        f"### {number}. {cluster.title}",
+        f"### {number}. {_text(cluster.title)}",
         "",
-        f"`{cluster.cluster_id}` · {cluster.kind} · {cases} independent case"
+        f"{_code(cluster.cluster_id)} · {_text(cluster.kind)} · {cases} independent case"
         f"{'s' if cases != 1 else ''} · {len(cluster.signals)} signal"
         f"{'s' if len(cluster.signals) != 1 else ''}",
         "",
-        f"Suggested target: {cluster.suggested_target}.",
+        f"Suggested target: {_text(cluster.suggested_target)}.",
     ]
     if cluster.match:
         m = cluster.match
-        shared = f" (shared triggers: {', '.join(m.triggers)})" if m.triggers else ""
+        triggers = ", ".join(_text(t) for t in m.triggers)
+        shared = f" (shared triggers: {triggers})" if m.triggers else ""
         lines.append(
-            f"Possible facet of **{m.lesson_id}** ({m.status}, `{m.base_path}`): "
-            f"“{one_line(m.target, 140)}”{shared}. Add a hit there rather than a new lesson."
+            f"Possible facet of **{_text(m.lesson_id)}** ({_text(m.status)}, "
+            f"{_code(m.base_path)}): “{one_line(m.target, 140)}”{shared}. "
+            "Add a hit there rather than a new lesson."
         )
     lines.append("")
     for signal in cluster.signals[:SHOWN_SIGNALS]:
@@ -116,11 +122,13 @@ def _cluster(number: int, cluster: Cluster) -> list[str]:
 def _signal_line(signal: Signal) -> str:
     when = f"{signal.ts:%Y-%m-%d %H:%M}" if signal.ts else "undated"
     if signal.commit:
-        where = f"{Path(signal.repo or '').name}@{signal.commit[:10]}"
+        where = _text(f"{Path(signal.repo or '').name}@{signal.commit[:10]}")
         who = ""
     else:
-        where = f"[{Path(signal.file or '').name}:{signal.line}]({signal.file}#L{signal.line})"
-        who = f" · session `{(signal.session_id or '?')[:8]}`"
+        where = md_link(
+            f"{Path(signal.file or '').name}:{signal.line}", f"{signal.file}#L{signal.line}"
+        )
+        who = f" · session {_code((signal.session_id or '?')[:8])}"
     extra = _extra(signal)
     text = f"- {when}{who} · {where} · “{one_line(signal.quote, 300)}”{extra}"
     if signal.context:
@@ -131,7 +139,7 @@ def _signal_line(signal: Signal) -> str:
 def _extra(signal: Signal) -> str:
     d = signal.detail
     if signal.kind == "repeated_failure":
-        return f" · failed {d.get('count')}× (`{one_line(d.get('command') or '', 80)}`)"
+        return f" · failed {_text(d.get('count'))}× ({_code(d.get('command') or '', 80)})"
     if signal.kind == "gate_rejection" and d.get("rework_s") is not None:
         until = (
             "until the next accepted review"
@@ -140,12 +148,30 @@ def _extra(signal: Signal) -> str:
         )
         return f" · rework {d['rework_s'] / 60:.0f} min {until}"
     if signal.kind in ("interrupt", "rejected_tool_use") and d.get("command"):
-        return f" · `{one_line(d['command'], 80)}`"
+        return f" · {_code(d['command'], 80)}"
     if signal.kind in ("interrupt", "rejected_tool_use") and d.get("target_path"):
-        return f" · {d.get('tool_name')} `{d['target_path']}`"
+        return f" · {_text(d.get('tool_name'))} {_code(d['target_path'])}"
     if signal.kind == "revert" and d.get("reverts"):
-        return f" · reverts {str(d['reverts'])[:10]}"
+        return f" · reverts {_text(str(d['reverts'])[:10])}"
     if signal.kind == "fix_commit" and d.get("fixes"):
-        fixed = ", ".join(str(s)[:10] for s in d["fixes"])
-        return f" · fixes {fixed} ({d.get('hours_after')} h later)"
+        fixed = ", ".join(_text(str(s)[:10]) for s in d["fixes"])
+        return f" · fixes {fixed} ({_text(d.get('hours_after'))} h later)"
     return ""
+
+
+# Every piece of data in the digest passes through one of these three: redacted first (before
+# any cut, so a cut never splits a secret out of its pattern), then escaped for Markdown.
+
+
+def one_line(text: object, limit: int) -> str:
+    """``text`` redacted, cut to one line of ``limit`` characters, escaped for Markdown."""
+    return md_text(_one_line(redact(str(text or "")), limit))
+
+
+def _text(value: object) -> str:
+    return md_text(redact("" if value is None else str(value)))
+
+
+def _code(value: object, limit: int | None = None) -> str:
+    clean = redact("" if value is None else str(value))
+    return md_code(_one_line(clean, limit) if limit else clean)
