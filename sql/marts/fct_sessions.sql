@@ -20,9 +20,11 @@ gaps as (
 ),
 
 active as (
-    -- a session's first event has no gap (null); least() would turn it into the cap
-    select session_id, coalesce(sum(least(gap_s, 300)) filter (where gap_s is not null), 0)
-        as active_seconds,
+    -- a session's first event has no gap (null); least() would turn it into the cap.
+    -- Summed as exact decimals: a sum of doubles depends on the order rows arrive in
+    select session_id, coalesce(
+        sum(least(gap_s, 300)::decimal(18, 6)) filter (where gap_s is not null), 0
+    )::double as active_seconds,
     from gaps
     where gap_s is not null
     group by session_id
