@@ -42,12 +42,18 @@ from lessons_analytics.errors import BaseNotFound
 
 
 def discover_bases(start: str | Path) -> list[Path]:
-    """Every ``LESSONS/`` folder from ``start`` upward, nearest first; [] if start is absent."""
-    path = Path(start)
-    if not path.exists():
+    """Every ``LESSONS/`` folder from ``start`` upward, nearest first; [] if start is absent.
+
+    A ``start`` no file system can hold (a NUL byte, a name over 255 bytes, a path over
+    PATH_MAX: a cwd as a transcript recorded it) stands in no base, like an absent one."""
+    try:
+        path = Path(start)
+        if not path.exists():
+            return []
+        path = path.resolve()
+        return list(_bases_at(str(path if path.is_dir() else path.parent)))
+    except (OSError, ValueError):
         return []
-    path = path.resolve()
-    return list(_bases_at(str(path if path.is_dir() else path.parent)))
 
 
 def clear_discovery_cache() -> None:

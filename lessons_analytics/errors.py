@@ -25,3 +25,7 @@ class ConfigError(LessonsAnalyticsError):
 
 class LockBusy(LessonsAnalyticsError):
     """Another run holds the warehouse lock."""
+
+
+class SourceNotFound(LessonsAnalyticsError):
+    """A transcript path given to ingest does not exist."""

@@ -23,7 +23,7 @@ import polars as pl
 
 from lessons_analytics import bases as base_reader
 from lessons_analytics import transform, warehouse
-from lessons_analytics.load import LoadOutcome, discover, load_chunks, now_utc
+from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
 from lessons_analytics.schema import BASE_TABLES, base_frame
 
 ERRORS_SHOWN = 100
@@ -87,6 +87,7 @@ def _run(
     try:
         sources = discover(paths)
         states = warehouse.file_states(con)
+        cleared = _clear_stale_errors(con, paths, sources)
         loaded_at = now_utc()
         tick = progress(len(sources), 0) if progress else None
         outcome = LoadOutcome(files_seen=len(sources))
@@ -126,6 +127,7 @@ def _run(
         report.changed = (
             bool(outcome.states)
             or new_errors
+            or cleared
             or refresh.reloaded
             or refresh.links_changed
             or built_with != models
@@ -175,6 +177,31 @@ def _remove_stale_spools(folder: Path, prefix: str) -> None:
             legacy = spool.name.count(".") == 1  # ".spool-<random>", no warehouse name
             if ours or (legacy and now - spool.stat().st_mtime > _LEGACY_SPOOL_AGE_S):
                 shutil.rmtree(spool)
+
+
+def _clear_stale_errors(
+    con: duckdb.DuckDBPyConnection, roots: list[Path], sources: list[SourceFile]
+) -> bool:
+    """Forget the errors of paths that never loaded (an unreadable folder, a FIFO) and are
+    no longer listed under the folders of this run: the folder became readable, the FIFO
+    went away. Every path still listed is re-examined and reports its error again."""
+    rows = con.execute(
+        "select distinct file_id, path from raw_load_errors"
+        " where file_id not in (select file_id from raw_files)"
+    ).fetchall()
+    listed = {source.path for source in sources}
+    scanned = [os.path.abspath(os.path.expanduser(root)) for root in roots]
+    stale = [
+        file_id
+        for file_id, path in rows
+        if path not in listed and any(_under(path, root) for root in scanned)
+    ]
+    warehouse.forget_files(con, stale)
+    return bool(stale)
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def db_dir(con: duckdb.DuckDBPyConnection) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,18 +20,21 @@ from typing import Any
 
 import orjson
 
+from lessons_analytics.errors import SourceNotFound
 from lessons_analytics.parse_claude import ClaudeFileParser, parse_meta
 from lessons_analytics.parse_codex import CodexFileParser
-from lessons_analytics.schema import Batch
+from lessons_analytics.schema import BadValue, Batch
 
 _HEAD_BYTES = 4096
+_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
 class SourceFile:
     path: str
     runtime: str  # claude | codex
-    kind: str  # main | agent | subagent | meta | rollout
+    kind: str  # main | agent | subagent | meta | rollout | folder (an unreadable one)
+    problem: str | None = None  # why it cannot be read, found while listing
 
 
 @dataclass(slots=True)
@@ -61,21 +65,46 @@ def file_id_of(path: str) -> int:
 
 
 def discover(paths: Iterable[Path]) -> list[SourceFile]:
-    """Every transcript under the given folders (or the files themselves), sorted by path."""
+    """Every transcript under the given folders (or the files themselves), sorted by path.
+
+    A given path that does not exist raises ``SourceNotFound``. A folder that cannot be
+    listed, and a file whose name is not UTF-8 (it could not be stored or shown), come back
+    with a ``problem``, so the loader counts them by name instead of skipping them unseen.
+    """
     found: dict[str, SourceFile] = {}
-    for root in paths:
-        root = Path(os.path.abspath(os.path.expanduser(root)))
-        if root.is_file():
-            source = classify(str(root))
-            if source:
-                found[source.path] = source
+
+    def add(source: SourceFile | None) -> None:
+        if source is not None:
+            found[source.path] = _named(source)
+
+    def unlistable(exc: OSError) -> None:
+        folder = str(exc.filename)
+        add(SourceFile(folder, "claude", "folder", f"unreadable folder: {exc.strerror}"))
+
+    for given in paths:
+        try:
+            root = Path(os.path.abspath(os.path.expanduser(given)))
+            exists = root.exists()
+        except (OSError, ValueError):  # a NUL byte, a name too long for any file system
+            exists = False
+        if not exists:
+            raise SourceNotFound(f"{given}: no such file or folder")
+        if not root.is_dir():
+            add(classify(str(root)))
             continue
-        for dirpath, _dirs, files in os.walk(root):
+        for dirpath, _dirs, files in os.walk(root, onerror=unlistable):
             for name in files:
-                source = classify(os.path.join(dirpath, name))
-                if source:
-                    found[source.path] = source
+                add(classify(os.path.join(dirpath, name)))
     return [found[p] for p in sorted(found)]
+
+
+def _named(source: SourceFile) -> SourceFile:
+    try:
+        source.path.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(source.path).decode("utf-8", "backslashreplace")
+        return SourceFile(shown, source.runtime, source.kind, "file name is not UTF-8")
+    return source
 
 
 def classify(path: str) -> SourceFile | None:
@@ -99,7 +128,7 @@ def load_files(
     loaded_at: str,
     progress: Callable[[int], None] | None = None,
 ) -> LoadOutcome:
-    outcome = LoadOutcome(files_seen=len(sources))
+    outcome = LoadOutcome(files_seen=sum(source.kind != "folder" for source in sources))
     for source in sources:
         _load_one(source, states.get(source.path), batch, loaded_at, outcome)
         if progress is not None:
@@ -115,24 +144,23 @@ def _load_one(
     outcome: LoadOutcome,
 ) -> None:
     file_id = state.file_id if state else file_id_of(source.path)
-    try:
-        stat = os.stat(source.path)
-    except OSError as exc:
-        _unreadable(batch, file_id, source.path, exc, state, loaded_at, outcome)
-        return
-    if state and state.size_bytes == stat.st_size and state.mtime_ns == stat.st_mtime_ns:
+    if source.problem is not None:
+        _unreadable(batch, file_id, source.path, source.problem, state, loaded_at, outcome)
         return
     try:
-        with open(source.path, "rb") as handle:
-            start, line_no, context = _resume_point(handle, state, stat.st_size)
-            if source.kind == "meta":
-                start, line_no, context = 0, 0, {}  # one JSON document: always re-read whole
-            handle.seek(start)
-            data = handle.read()
-            handle.seek(0)
-            head = handle.read(_HEAD_BYTES)
+        info = os.stat(source.path)
     except OSError as exc:
-        _unreadable(batch, file_id, source.path, exc, state, loaded_at, outcome)
+        _unreadable(batch, file_id, source.path, f"unreadable: {exc}", state, loaded_at, outcome)
+        return
+    if state and state.size_bytes == info.st_size and state.mtime_ns == info.st_mtime_ns:
+        return
+    try:
+        start, line_no, context, data, head = _read(source, state, info)
+    except OSError as exc:
+        _unreadable(batch, file_id, source.path, f"unreadable: {exc}", state, loaded_at, outcome)
+        return
+    except _NotRegular as exc:
+        _unreadable(batch, file_id, source.path, str(exc), state, loaded_at, outcome)
         return
     if start == 0:
         # read from the top: drop the file's earlier rows and errors (a rewrite, or a file that
@@ -151,8 +179,8 @@ def _load_one(
             "path": source.path,
             "runtime": source.runtime,
             "file_kind": source.kind,
-            "size_bytes": stat.st_size,
-            "mtime_ns": stat.st_mtime_ns,
+            "size_bytes": info.st_size,
+            "mtime_ns": info.st_mtime_ns,
             "consumed_bytes": end,
             "consumed_lines": line_no + lines,
             "head_hash": _hash(head[: min(end, _HEAD_BYTES)]),
@@ -162,11 +190,50 @@ def _load_one(
     )
 
 
+class _NotRegular(Exception):
+    """A FIFO, socket or device: opening or reading it could block or never end."""
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFDIR: "a folder",
+}
+
+
+def _read(
+    source: SourceFile, state: FileState | None, seen: os.stat_result
+) -> tuple[int, int, dict[str, Any], bytes, bytes]:
+    """(start offset, lines before it, parser context, new bytes, head bytes) of a regular
+    file. Opened without blocking and read no further than the size just seen, so neither a
+    FIFO nor a link to /dev/zero can hang or fill memory; a file still growing waits for the
+    next run beyond that size."""
+    if not stat.S_ISREG(seen.st_mode):
+        kind = _KINDS.get(stat.S_IFMT(seen.st_mode), "a special file")
+        raise _NotRegular(f"not a regular file: {kind}")
+    fd = os.open(source.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(fd)
+        if not stat.S_ISREG(size.st_mode):  # swapped since it was listed
+            raise _NotRegular("not a regular file")
+        limit = min(seen.st_size, size.st_size)
+        start, line_no, context = _resume_point(handle, state, limit)
+        if source.kind == "meta":
+            start, line_no, context = 0, 0, {}  # one JSON document: always re-read whole
+        handle.seek(start)
+        data = handle.read(max(limit - start, 0))
+        handle.seek(0)
+        head = handle.read(min(_HEAD_BYTES, limit))
+    return start, line_no, context, data, head
+
+
 def _unreadable(
     batch: Batch,
     file_id: int,
     path: str,
-    exc: OSError,
+    reason: str,
     state: FileState | None,
     loaded_at: str,
     outcome: LoadOutcome,
@@ -176,7 +243,7 @@ def _unreadable(
     # the repeated error).
     if state is None:
         outcome.rewritten.append(file_id)
-    _error(batch, file_id, path, 0, f"unreadable: {exc}", loaded_at)
+    _error(batch, file_id, path, 0, reason, loaded_at)
 
 
 def _resume_point(
@@ -210,6 +277,8 @@ def _load_lines(
     count = 0
     for count, raw in enumerate(_lines(data, end), start=1):
         number = line_no + count
+        if raw.startswith(_BOM):
+            raw = raw[len(_BOM) :]  # written by some Windows editors and tools; not JSON
         if not raw.strip():
             continue
         try:
@@ -220,11 +289,27 @@ def _load_lines(
         if not isinstance(record, dict):
             _error(batch, file_id, source.path, number, "not a JSON object", loaded_at)
             continue
-        try:
-            parser.line(number, record)
-        except Exception as exc:  # noqa: BLE001 - one odd line must never stop the run
-            _error(batch, file_id, source.path, number, f"unexpected shape: {exc!r}", loaded_at)
+        reason = _parse_line(parser, number, record, batch, context)
+        if reason is not None:
+            _error(batch, file_id, source.path, number, reason, loaded_at)
     return end, count
+
+
+def _parse_line(
+    parser: Any, number: int, record: dict[str, Any], batch: Batch, context: dict[str, Any]
+) -> str | None:
+    """Parse one line whole or not at all: on failure its rows are taken back out of every
+    table and the parser's context (session, cwd) is restored. Returns why it failed."""
+    mark = batch.mark()
+    saved = dict(context)
+    try:
+        parser.line(number, record)
+    except Exception as exc:  # noqa: BLE001 - one odd line must never stop the run
+        batch.rollback(mark)
+        context.clear()
+        context.update(saved)
+        return f"wrong type: {exc}" if isinstance(exc, BadValue) else f"unexpected shape: {exc!r}"
+    return None
 
 
 def _lines(data: bytes, end: int) -> Iterator[bytes]:
@@ -244,6 +329,8 @@ def _parser(source: SourceFile, file_id: int, batch: Batch, context: dict[str, A
 def _load_meta(
     source: SourceFile, file_id: int, data: bytes, batch: Batch, loaded_at: str
 ) -> tuple[int, int]:
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
     if not data.strip():
         return len(data), 0
     session_id = os.path.basename(os.path.dirname(os.path.dirname(source.path)))
@@ -293,14 +380,17 @@ def changed_sources(
     total = 0
     for source in sources:
         state = states.get(source.path)
+        if source.problem is not None:
+            pending.append((source, 0))
+            continue
         try:
-            stat = os.stat(source.path)
-        except OSError:
+            info = os.stat(source.path)
+        except (OSError, ValueError):
             pending.append((source, 0))  # the loader records why it is unreadable
             continue
-        if state and state.size_bytes == stat.st_size and state.mtime_ns == stat.st_mtime_ns:
+        if state and state.size_bytes == info.st_size and state.mtime_ns == info.st_mtime_ns:
             continue
-        new_bytes = stat.st_size - (state.consumed_bytes if state else 0)
+        new_bytes = info.st_size - (state.consumed_bytes if state else 0)
         pending.append((source, max(new_bytes, 0)))
         total += max(new_bytes, 0)
     return pending, total

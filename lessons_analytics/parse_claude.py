@@ -83,7 +83,7 @@ class ClaudeFileParser:
             "session_id": record.get("sessionId"),
             "agent_id": agent_id,
             "is_sidechain": is_sidechain,
-            "ts": ts if isinstance(ts, str) else None,
+            "ts": ts,  # a number or a non-ISO string is a wrong type: the line is rejected
             "cwd": record.get("cwd"),
             "version": record.get("version"),
             "request_id": record.get("requestId"),
@@ -113,13 +113,14 @@ class ClaudeFileParser:
             env["cache_creation_tokens"] = usage.get("cache_creation_input_tokens")
             env["cache_read_tokens"] = usage.get("cache_read_input_tokens")
         content = message.get("content")
-        uses = 0
+        seen: set[object] = set()
         if isinstance(content, list):
             for block in content:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
+                    if _repeated(block.get("id"), seen):
+                        continue
                     self._tool_use(env, block)
-                    uses += 1
-        env["tool_uses"] = uses
+        env["tool_uses"] = len(seen)
 
     def _tool_use(self, env: dict[str, Any], block: dict[str, Any]) -> None:
         tool_input = block.get("input")
@@ -170,16 +171,17 @@ class ClaudeFileParser:
         if not isinstance(content, list):
             return
         texts = []
-        results = 0
+        seen: set[object] = set()
         for block in content:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_result":
+                if _repeated(block.get("tool_use_id"), seen):
+                    continue
                 self._tool_result(env, block, record.get("toolUseResult"))
-                results += 1
             elif block.get("type") == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
-        env["tool_results"] = results
+        env["tool_results"] = len(seen)
         if texts:
             self._text(env, "\n".join(texts), source)
 
@@ -274,6 +276,19 @@ def parse_meta(batch: Batch, file_id: int, path: str, data: bytes, session_id: s
         description=_str(meta.get("description")),
         tool_use_id=_str(meta.get("toolUseId")),
     )
+
+
+def _repeated(block_id: object, seen: set[object]) -> bool:
+    """True for a second block with the same id in one line (kept once, so a call has one
+    row per line and the de-duplication in SQL has a total order); blocks without a string
+    id are each kept."""
+    if not isinstance(block_id, str):
+        seen.add(object())
+        return False
+    if block_id in seen:
+        return True
+    seen.add(block_id)
+    return False
 
 
 def _str(value: object) -> str | None:

@@ -1,12 +1,20 @@
 """The raw schema, declared once: every table the loader writes, column by column.
 
-Parsers append Python values to per-table column lists; ``frame`` turns them into a Polars
+Parsers append rows of Python values to per-table lists; ``frame`` turns them into a Polars
 frame of exactly these types, which DuckDB then takes through Arrow. Staging views in
 ``sql/staging`` rename, cast and de-duplicate from here.
+
+Every row is checked against these types as it is added (``Columns.add``): a value of another
+type (an object where a string belongs, an integer beyond 64 bits, a timestamp that is not
+ISO 8601) raises ``BadValue``, and the loader rejects that one line, naming the column, instead
+of letting the whole batch fail when its frame is built. Values are not coerced: a token count
+written as ``"12"`` or ``true`` is a wrong type, not 12 or 1.
 """
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Any
 
 import polars as pl
@@ -191,6 +199,65 @@ def _duck_type(dtype: Any) -> str:
     raise TypeError(dtype)
 
 
+class BadValue(ValueError):
+    """A value that does not fit its raw column; the line that produced it is rejected."""
+
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+# what DuckDB and Polars both read as an instant: date, T, time, optional fraction and zone
+_ISO_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+
+
+def _kind(dtype: Any) -> str:
+    if isinstance(dtype, pl.Datetime):
+        return "ts"
+    return {Str: "str", Int: "int", Bool: "bool", pl.Float64: "float"}[dtype]
+
+
+_KINDS = {table: {col: _kind(t) for col, t in cols.items()} for table, cols in RAW_TABLES.items()}
+
+
+def check_row(table: str, row: dict[str, Any]) -> None:
+    """Raise ``BadValue`` unless every value of ``row`` fits its column of ``table``."""
+    kinds = _KINDS[table]
+    for column, value in row.items():
+        if value is None:
+            continue
+        kind = kinds.get(column)
+        if kind is None:
+            raise KeyError(f"{table} has no column {column!r}")  # a parser bug, not bad input
+        cls = type(value)
+        if kind == "str" and cls is str:
+            continue
+        if kind == "int" and cls is int and _INT64[0] <= value <= _INT64[1]:
+            continue
+        if kind == "bool" and cls is bool:
+            continue
+        if kind == "float" and (cls is float or (cls is int and abs(value) < 1 << 53)):
+            continue
+        if kind == "ts" and cls is str and _is_instant(value):
+            continue
+        raise BadValue(f"{table}.{column}: {_describe(value)} is not a valid {kind}")
+
+
+def _is_instant(text: str) -> bool:
+    if not _ISO_TS.fullmatch(text):
+        return False
+    try:
+        datetime.fromisoformat(text)  # month 13, hour 25 and the like
+    except ValueError:
+        return False
+    return True
+
+
+def _describe(value: object) -> str:
+    kind = {dict: "an object", list: "a list", bool: "a boolean", str: "the string"}.get(
+        type(value), f"the {type(value).__name__}"
+    )
+    shown = repr(value)
+    return f"{kind} {shown[:40]}{'...' if len(shown) > 40 else ''}"
+
+
 class Columns:
     """Rows of one raw table, appended as dicts by a parser (absent keys are null)."""
 
@@ -201,6 +268,8 @@ class Columns:
         self.rows: list[dict[str, Any]] = []
 
     def add(self, **row: Any) -> None:
+        """Append a row; ``BadValue`` when a value does not fit its column."""
+        check_row(self.table, row)
         self.rows.append(row)
 
     def __len__(self) -> int:
@@ -226,6 +295,15 @@ class Batch:
 
     def __getitem__(self, table: str) -> Columns:
         return self.tables[table]
+
+    def mark(self) -> dict[str, int]:
+        """Where each table stands now, for ``rollback``."""
+        return {name: len(cols.rows) for name, cols in self.tables.items()}
+
+    def rollback(self, mark: dict[str, int]) -> None:
+        """Drop every row added since ``mark``: a rejected line leaves no part of itself."""
+        for name, size in mark.items():
+            del self.tables[name].rows[size:]
 
 
 Date = pl.Date

@@ -23,5 +23,6 @@ select
     max(started_at) as last_at,
     date_diff('day', date_trunc('week', min(started_at)),
         date_trunc('week', max(started_at))) // 7 + 1 as weeks,
-    coalesce(sum(active_seconds), 0) as active_seconds,
+    -- exact decimals: a sum of doubles depends on the order rows arrive in
+    coalesce(sum(active_seconds::decimal(18, 6)), 0)::double as active_seconds,
 from sessions

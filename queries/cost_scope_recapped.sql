@@ -34,6 +34,7 @@ select
     (select max(started_at) from sessions) as last_at,
     (select date_diff('day', date_trunc('week', min(started_at)),
         date_trunc('week', max(started_at))) // 7 + 1 from sessions) as weeks,
-    coalesce((select sum(least(gap_s, coalesce($gap_cap_s, 300))) from gaps
-        where gap_s is not null), 0)
+    -- exact decimals: a sum of doubles depends on the order rows arrive in
+    coalesce((select sum(least(gap_s, coalesce($gap_cap_s, 300))::decimal(18, 6)) from gaps
+        where gap_s is not null), 0)::double
         as active_seconds,

@@ -4,8 +4,8 @@
 select
     base_path,
     lesson_id,
-    any_value(lesson_class) as lesson_class,
-    any_value(lesson_status) as status,
+    min(lesson_class) as lesson_class,
+    min(lesson_status) as status,
     count(*) as hits,
     count(distinct independence_key) as independent,
     count(*) filter (where recall = 'recalled') as recalled,

@@ -18,7 +18,7 @@ runs as (
 last_agent as (
     select
         agent_run_id,
-        arg_max(file_path, line_no) as last_agent_file,
+        arg_max(file_path, (line_no, file_path)) as last_agent_file,
         max(line_no) as last_agent_line,
     from fct_events
     where role = 'assistant'

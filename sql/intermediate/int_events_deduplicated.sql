@@ -6,7 +6,7 @@
 -- earlier lines with the same uuid (and a different sessionId); the copy kept is the one in
 -- the session that started first. The replayed lines carry their old timestamps, so the
 -- original and its resumes start at the same instant: the tie goes to the session that ended
--- first (the original), then to the first file by path. Lines without a uuid (Codex,
+-- first (the original), then to the first file by path (then id). Lines without a uuid (Codex,
 -- bookkeeping lines) are all kept.
 with
 
@@ -35,6 +35,7 @@ ranked as (
                 session_starts.session_started_at nulls last,
                 session_starts.session_ended_at nulls last,
                 events.file_path,
+                events.file_id,
                 events.line_no
         ) as copy_rank,
     from events

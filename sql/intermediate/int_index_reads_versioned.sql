@@ -21,10 +21,10 @@ at_version as (
         coalesce(
             (select v.version_id from versions v
              where v.base_path = reads.base_path and v.committed_at <= reads.called_at
-             order by v.committed_at desc limit 1),
+             order by v.committed_at desc, v.version_id desc limit 1),
             (select v.version_id from versions v
              where v.base_path = reads.base_path
-             order by v.committed_at nulls first limit 1)
+             order by v.committed_at nulls first, v.version_id limit 1)
         ) as version_id,
     from reads
 )

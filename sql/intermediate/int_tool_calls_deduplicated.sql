@@ -19,7 +19,11 @@ ranked as (
         kept_lines.file_path as transcript_file,
         row_number() over (
             partition by coalesce(calls.tool_use_id, calls.file_id::varchar || ':' || calls.line_no::varchar)
-            order by calls.ts, kept_lines.file_path, calls.line_no
+            -- a total order: ids are unique per line (the parser keeps the first), and
+            -- calls without an id are told apart by name and input
+            order by
+                calls.ts, kept_lines.file_path, calls.file_id, calls.line_no,
+                calls.tool_name, calls.input_json
         ) as copy_rank,
     from calls
     inner join kept_lines using (file_id, line_no)

@@ -17,7 +17,9 @@ ranked as (
         kept_lines.file_path,
         row_number() over (
             partition by results.tool_use_id
-            order by results.ts, kept_lines.file_path, results.line_no
+            -- a total order: (file, line) is unique per call (the parser keeps one
+            -- result per call and line), so two builds keep the same copy
+            order by results.ts, kept_lines.file_path, results.file_id, results.line_no
         ) as copy_rank,
     from results
     inner join kept_lines using (file_id, line_no)

@@ -11,8 +11,9 @@ runs as (
 ),
 
 meta as (
-    select session_id, agent_id, any_value(agent_type) as agent_type,
-        any_value(description) as description, any_value(tool_use_id) as meta_tool_use_id,
+    select session_id, agent_id, arg_min(agent_type, path) as agent_type,
+        arg_min(description, path) as description,
+        arg_min(tool_use_id, path) as meta_tool_use_id,
     from stg_subagent_meta
     group by session_id, agent_id
 ),

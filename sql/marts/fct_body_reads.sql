@@ -27,11 +27,11 @@ sized as (
         (select v.body_bytes from versions v
          where v.base_path = reads.base_path and v.lesson_id = reads.lesson_id
              and v.committed_at <= reads.called_at
-         order by v.committed_at desc limit 1) as version_bytes,
+         order by v.committed_at desc, v.commit desc limit 1) as version_bytes,
         (select v.journal_bytes from versions v
          where v.base_path = reads.base_path and v.lesson_id = reads.lesson_id
              and v.committed_at <= reads.called_at
-         order by v.committed_at desc limit 1) as version_journal_bytes,
+         order by v.committed_at desc, v.commit desc limit 1) as version_journal_bytes,
     from reads
 )
 

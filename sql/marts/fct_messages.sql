@@ -20,7 +20,10 @@ assistant as (
         session_id, agent_key, agent_run_id, runtime, 'assistant' as role,
         coalesce(message_id, file_id::varchar || ':' || line_no::varchar) as message_key,
         min(ts) as ts,
-        arg_max(model, coalesce(input_tokens, 0) + coalesce(output_tokens, 0)) as model,
+        -- the model of the largest piece; ties go to a named model, then by name
+        arg_max(model, (
+            coalesce(input_tokens, 0) + coalesce(output_tokens, 0), model is not null, model
+        )) as model,
         max(coalesce(input_tokens, 0)) as input_tokens,
         max(coalesce(output_tokens, 0)) as output_tokens,
         max(coalesce(cache_creation_tokens, 0)) as cache_creation_tokens,

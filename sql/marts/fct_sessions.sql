@@ -20,9 +20,11 @@ gaps as (
 ),
 
 active as (
-    -- a session's first event has no gap (null); least() would turn it into the cap
-    select session_id, coalesce(sum(least(gap_s, 300)) filter (where gap_s is not null), 0)
-        as active_seconds,
+    -- a session's first event has no gap (null); least() would turn it into the cap.
+    -- Summed as exact decimals: a sum of doubles depends on the order rows arrive in
+    select session_id, coalesce(
+        sum(least(gap_s, 300)::decimal(18, 6)) filter (where gap_s is not null), 0
+    )::double as active_seconds,
     from gaps
     where gap_s is not null
     group by session_id
@@ -31,13 +33,16 @@ active as (
 runs as (
     select
         session_id,
-        any_value(runtime) as runtime,
+        min(runtime) as runtime,
         min(started_at) as started_at,
         max(ended_at) as ended_at,
         count(*) as agent_runs,
         count(*) filter (where not is_main) as subagent_runs,
-        arg_min(cwd, started_at) filter (where is_main) as cwd,
-        arg_min(file_path, started_at) filter (where is_main) as file_path,
+        -- one main run per session; the key breaks ties all the same
+        arg_min(cwd, (started_at, agent_run_id))
+            filter (where is_main and started_at is not null) as cwd,
+        arg_min(file_path, (started_at, agent_run_id))
+            filter (where is_main and started_at is not null) as file_path,
     from dim_agent_runs
     group by session_id
 )
