@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from lessons_analytics.parse_claude import ClaudeFileParser, parse_meta
-from lessons_analytics.parse_codex import CodexFileParser
+from lessons_analytics.parse_codex import CodexFileParser, parse_legacy
 from lessons_analytics.schema import Batch
 
 _HEAD_BYTES = 4096
@@ -30,7 +30,7 @@ _HEAD_BYTES = 4096
 class SourceFile:
     path: str
     runtime: str  # claude | codex
-    kind: str  # main | agent | subagent | meta | rollout
+    kind: str  # main | agent | subagent | meta | rollout | legacy (one-document rollout)
 
 
 @dataclass(slots=True)
@@ -82,6 +82,8 @@ def classify(path: str) -> SourceFile | None:
     name = os.path.basename(path)
     if name.endswith(".meta.json") and name.startswith("agent-"):
         return SourceFile(path, "claude", "meta")
+    if name.endswith(".json") and name.startswith("rollout-"):
+        return SourceFile(path, "codex", "legacy")  # the TypeScript CLI's {session, items}
     if not name.endswith(".jsonl"):
         return None
     if name.startswith("rollout-"):
@@ -125,7 +127,7 @@ def _load_one(
     try:
         with open(source.path, "rb") as handle:
             start, line_no, context = _resume_point(handle, state, stat.st_size)
-            if source.kind == "meta":
+            if source.kind in ("meta", "legacy"):
                 start, line_no, context = 0, 0, {}  # one JSON document: always re-read whole
             handle.seek(start)
             data = handle.read()
@@ -140,6 +142,8 @@ def _load_one(
         outcome.rewritten.append(file_id)
     if source.kind == "meta":
         consumed, lines = _load_meta(source, file_id, data, batch, loaded_at)
+    elif source.kind == "legacy":
+        consumed, lines = _load_legacy(source, file_id, data, batch, loaded_at)
     else:
         consumed, lines = _load_lines(source, file_id, data, line_no, context, batch, loaded_at)
     end = start + consumed
@@ -252,6 +256,20 @@ def _load_meta(
     except (orjson.JSONDecodeError, ValueError) as exc:
         reason = _json_reason(data, exc) if isinstance(exc, orjson.JSONDecodeError) else str(exc)
         _error(batch, file_id, source.path, 1, reason, loaded_at)
+    return len(data), 1
+
+
+def _load_legacy(
+    source: SourceFile, file_id: int, data: bytes, batch: Batch, loaded_at: str
+) -> tuple[int, int]:
+    if not data.strip():
+        return len(data), 0
+    try:
+        return len(data), parse_legacy(batch, file_id, data)
+    except orjson.JSONDecodeError as exc:
+        _error(batch, file_id, source.path, 1, _json_reason(data, exc), loaded_at)
+    except Exception as exc:  # noqa: BLE001 - one odd document must never stop the run
+        _error(batch, file_id, source.path, 1, f"unexpected shape: {exc!r}", loaded_at)
     return len(data), 1
 
 

@@ -13,7 +13,9 @@ from typing import Any
 from lessons_analytics.schema import Batch
 from lessons_analytics.shellparse import parse_reads
 
-SHELL_TOOLS = frozenset({"Bash", "exec_command", "shell_command", "shell", "local_shell_call"})
+SHELL_TOOLS = frozenset(
+    {"Bash", "exec_command", "shell_command", "shell", "local_shell_call", "container.exec"}
+)
 READ_TOOL_DEFAULT_LIMIT = 2000
 _AGENT_TAIL = re.compile(r"agentId: ([0-9a-zA-Z]+)")
 
