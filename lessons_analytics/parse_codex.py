@@ -16,6 +16,8 @@ breaks the chain: from there on the lines are the resumed session's own.
 from __future__ import annotations
 
 import hashlib
+import ntpath
+import posixpath
 import re
 import shlex
 from typing import Any
@@ -39,6 +41,7 @@ _EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 # the bare era has no cwd field: the harness states it in an <environment_context> message
 _ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
 _TEXT_KEEP = 4000
+_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
 # Outputs the harness writes instead of running the call (no exit code of a process): what
 # each one means. Anchored at the start of the output, where Codex puts them.
 HARNESS_FAILURES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -181,16 +184,16 @@ class CodexFileParser:
         text = block_text(item.get("content"))
         if role in ("user", "developer"):
             env["text"] = text[:_TEXT_KEEP]
-            cwd = _ENV_CWD.search(text) if "<environment_context>" in text else None
+            cwd = _environment_cwd(item.get("content")) if "<environment_context>" in text else None
             if cwd is not None:
-                self.ctx["cwd"] = env["cwd"] = cwd.group(1).strip()
+                self.ctx["cwd"] = env["cwd"] = cwd
             source = "user" if role == "user" and not text.startswith("<") else "system"
             self._mentions(env, text, source, None)
 
     def _call(self, env: dict[str, Any], item: dict[str, Any], item_type: str) -> None:
         name, args, command = _call_shape(item, item_type)
         call_id = item.get("call_id") or item.get("id")
-        cwd = args.get("workdir") or args.get("working_directory") or env["cwd"]
+        cwd = _workdir(args.get("workdir") or args.get("working_directory"), env["cwd"])
         env["tool_uses"] = 1
         self.batch["raw_tool_calls"].add(
             file_id=self.file_id,
@@ -247,6 +250,33 @@ class CodexFileParser:
         self, env: dict[str, Any], text: str, source: str, tool_use_id: str | None
     ) -> None:
         add_mentions(self.batch, env, text, source, tool_use_id)
+
+
+def _environment_cwd(content: object) -> str | None:
+    """The ``<cwd>`` of a harness ``<environment_context>`` block. Only a block that *is* the
+    context counts: a user who pastes one inside a prompt does not move the session."""
+    blocks = [content] if isinstance(content, str) else content
+    if not isinstance(blocks, list):
+        return None
+    for block in blocks:
+        text = block.get("text") if isinstance(block, dict) else block
+        if isinstance(text, str) and text.lstrip().startswith("<environment_context>"):
+            match = _ENV_CWD.search(text)
+            if match:
+                return match.group(1).strip()
+    return None
+
+
+def _workdir(workdir: object, cwd: object) -> object:
+    """A call's working directory: its ``workdir`` (relative to the session's cwd when it is
+    relative), else the session's cwd."""
+    if not isinstance(workdir, str) or not workdir:
+        return cwd
+    if not isinstance(cwd, str) or posixpath.isabs(workdir) or ntpath.isabs(workdir):
+        return workdir
+    if _WINDOWS_PATH.match(cwd):
+        return ntpath.join(cwd, workdir)
+    return posixpath.join(cwd, workdir)
 
 
 def _parent_thread(source: object) -> str | None:

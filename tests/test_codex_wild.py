@@ -219,3 +219,64 @@ def _one_call_rollout(tmp_path: Path, output: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
+
+
+# --- cwd ---------------------------------------------------------------------------------
+
+
+def _rollout_lines(sid: str, cwd_lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"timestamp": "2026-02-03T09:00:00.000Z", "type": "session_meta",
+         "payload": {"id": sid, "timestamp": "2026-02-03T09:00:00.000Z", "cwd": "/w/app",
+                     "cli_version": "0.50.0", "source": "cli"}},
+        *cwd_lines,
+    ]  # fmt: skip
+
+
+def _call(ts: str, cid: str, command: str, workdir: str | None) -> list[dict[str, Any]]:
+    args: dict[str, Any] = {"command": ["bash", "-lc", command]}
+    if workdir is not None:
+        args["workdir"] = workdir
+    output = json.dumps({"output": "x\n", "metadata": {"exit_code": 0}})
+    return [
+        {"timestamp": ts, "type": "response_item",
+         "payload": {"type": "function_call", "name": "shell", "call_id": cid,
+                     "arguments": json.dumps(args)}},
+        {"timestamp": ts, "type": "response_item",
+         "payload": {"type": "function_call_output", "call_id": cid, "output": output}},
+    ]  # fmt: skip
+
+
+def _user(ts: str, *blocks: str) -> dict[str, Any]:
+    content = [{"type": "input_text", "text": b} for b in blocks]
+    return {"timestamp": ts, "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": content}}  # fmt: skip
+
+
+def test_a_pasted_environment_context_does_not_move_the_session(tmp_path: Path) -> None:
+    sid = "019c2a00-0000-7000-8000-00000000f002"
+    env = "<environment_context>\n  <cwd>{}</cwd>\n</environment_context>"
+    lines = _rollout_lines(sid, [
+        # the harness's own block (2026 builds put it after the AGENTS.md block): it counts
+        _user("2026-02-03T09:00:01.000Z", "# AGENTS.md instructions for /w", env.format("/w/api")),
+        *_call("2026-02-03T09:00:02.000Z", "call_g1", "cat a.txt", None),
+        # a user pasting another session's context inside a prompt: it does not
+        _user("2026-02-03T09:00:03.000Z", "why does this say\n" + env.format("/elsewhere")),
+        *_call("2026-02-03T09:00:04.000Z", "call_g2", "cat b.txt", None),
+        # a relative workdir is relative to the session's cwd
+        *_call("2026-02-03T09:00:05.000Z", "call_g3", "cat c.txt", "sub"),
+    ])  # fmt: skip
+    path = tmp_path / "s" / f"rollout-2026-02-03T04-00-00-{sid}.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _, con = load(tmp_path, path)
+    assert rows(con, "select tool_use_id, cwd from fct_tool_calls order by 1") == [
+        ("call_g1", "/w/api"),
+        ("call_g2", "/w/api"),
+        ("call_g3", "/w/api/sub"),
+    ]
+    assert rows(con, "select path from fct_file_reads order by 1") == [
+        ("/w/api/a.txt",),
+        ("/w/api/b.txt",),
+        ("/w/api/sub/c.txt",),
+    ]
