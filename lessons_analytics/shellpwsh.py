@@ -75,17 +75,20 @@ _VALUED = frozenset(
 def looks_like_powershell(command: str, windows_cwd: bool) -> bool:
     """A command string written in PowerShell rather than in a POSIX shell: a cmdlet
     (Verb-Noun) at a command position, or under a Windows cwd one of PowerShell's own aliases
-    for reading (``gc``, ``type``, ``sls``, ``select``)."""
+    for reading (``gc``, ``type``, ``sls``, ``select``; ``cat`` with a backslash path)."""
     names = [m.group(1).lower() for m in _COMMAND_POSITION.finditer(command)]
     if names and is_wrapper(names[0]):
         return False  # the POSIX reading of the line unwraps it just as well
     if any(_CMDLET.match(name) for name in names):
         return True
-    return windows_cwd and any(name in _PS_ALIASES for name in names)
+    if not windows_cwd:
+        return False
+    # ``cat`` is Get-Content too; with a backslash path it is not a POSIX shell's cat
+    return any(name in _PS_ALIASES for name in names) or ("cat" in names and "\\" in command)
 
 
 _COMMAND_POSITION = re.compile(r"(?:^|[|;(\n]|&&)\s*&?\s*['\"]?([A-Za-z][\w.-]*)")
-_PS_ALIASES = frozenset({"gc", "type", "sls", "select", "sl", "%", "?"})
+_PS_ALIASES = frozenset({"gc", "type", "sls", "select", "sl", "%", "?", "findstr"})
 
 
 # --- tokens and pipelines ----------------------------------------------------------------
