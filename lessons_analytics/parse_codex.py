@@ -39,7 +39,8 @@ _BARE_ITEMS = {
 _WALL = re.compile(r"^(?:Wall time|Duration): ([0-9.]+) seconds$", re.M)
 _EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 # the bare era has no cwd field: the harness states it in an <environment_context> message
-_ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
+# (``<cwd>…</cwd>``, or ``Current working directory: …`` in the CLI builds of August 2025)
+_ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>|^Current working directory: ([^\n]+)$", re.M)
 _TEXT_KEEP = 4000
 _WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
 # Outputs the harness writes instead of running the call (no exit code of a process): what
@@ -263,7 +264,7 @@ def _environment_cwd(content: object) -> str | None:
         if isinstance(text, str) and text.lstrip().startswith("<environment_context>"):
             match = _ENV_CWD.search(text)
             if match:
-                return match.group(1).strip()
+                return (match.group(1) or match.group(2)).strip()
     return None
 
 
