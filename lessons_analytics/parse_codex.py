@@ -392,7 +392,10 @@ def parse_legacy(batch: Batch, file_id: int, data: bytes) -> int:
     to chat-completions servers, chat messages (``role`` user/assistant/tool, assistant
     ``tool_calls``, tool ``tool_call_id``); both are read. The chain of item identities
     starts at the first item, so a file that begins with an earlier file's history shares
-    those items' uuids (``int_events_deduplicated``). Returns the number of lines.
+    those items' uuids (``int_events_deduplicated``). The price: two unrelated documents
+    that open with the very same messages share those messages (the first call, with its
+    unique id, ends the sharing), so only such leading messages can be taken for a replay.
+    Returns the number of lines.
     Raises ValueError on a document of the wrong shape.
     """
     doc = orjson.loads(data)
@@ -420,17 +423,22 @@ def _responses_items(item: object) -> list[dict[str, Any]]:
     role = item.get("role")
     if role == "tool":
         return [
-            {"type": "function_call_output", "call_id": item.get("tool_call_id"),
+            {"type": "function_call_output", "call_id": _str(item.get("tool_call_id")),
              "output": item.get("content")}
         ]  # fmt: skip
+    calls = item.get("tool_calls") if isinstance(item.get("tool_calls"), list) else []
     out: list[dict[str, Any]] = []
-    if item.get("content") or not item.get("tool_calls"):
+    if item.get("content") or not calls:
         out.append({"type": "message", "role": role, "content": item.get("content")})
-    for call in item.get("tool_calls") or []:
+    for call in calls:
         function = call.get("function") if isinstance(call, dict) else None
         if isinstance(function, dict):
             out.append(
-                {"type": "function_call", "name": function.get("name"),
-                 "arguments": function.get("arguments"), "call_id": call.get("id")}
+                {"type": "function_call", "name": _str(function.get("name")),
+                 "arguments": function.get("arguments"), "call_id": _str(call.get("id"))}
             )  # fmt: skip
     return out
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None

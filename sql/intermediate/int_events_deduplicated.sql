@@ -16,7 +16,8 @@
 -- resumed session. When the parent's rollout is not loaded, nothing matches and the
 -- replayed lines stay with the resumed session (the only copy there is). Legacy one-document
 -- rollouts (`rollout-*.json`) chain from their first item: a file that starts with the
--- history of an earlier one keeps only its new items.
+-- history of an earlier one keeps only its new items (two that merely open with the same
+-- messages share those leading messages; the first call, its id unique, ends the sharing).
 with
 
 events as (
