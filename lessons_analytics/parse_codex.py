@@ -426,7 +426,8 @@ def _responses_items(item: object) -> list[dict[str, Any]]:
             {"type": "function_call_output", "call_id": _str(item.get("tool_call_id")),
              "output": item.get("content")}
         ]  # fmt: skip
-    calls = item.get("tool_calls") if isinstance(item.get("tool_calls"), list) else []
+    raw_calls = item.get("tool_calls")
+    calls: list[Any] = raw_calls if isinstance(raw_calls, list) else []
     out: list[dict[str, Any]] = []
     if item.get("content") or not calls:
         out.append({"type": "message", "role": role, "content": item.get("content")})
