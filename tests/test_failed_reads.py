@@ -123,3 +123,34 @@ def test_codex_harness_failure_of_a_read_delivers_nothing(tmp_path: Path) -> Non
         (f"{CWD}/README.md", "result", True, 1, 1),
         (f"{CWD}/missing.md", "failed", False, None, None),
     ]
+
+
+def test_a_failed_or_empty_index_read_shows_no_row(tmp_path: Path) -> None:
+    from tests.basebuilder import index_text, make_base
+
+    project = tmp_path / "proj"
+    make_base(project, index=index_text(["L-0001", "L-0002"]), when="2026-02-01T09:00:00Z")
+    reset_ids()
+    s = ClaudeSession(tmp_path / "projects" / "-proj", "s2", str(project), version="2.0.42")
+    ok = s.bash("2026-02-03T09:00:01Z", "cat LESSONS/INDEX.md")
+    s.result(ok, "2026-02-03T09:00:02Z", (project / "LESSONS" / "INDEX.md").read_text())
+    # the Read tool failing on it (as it does on a directory): the read delivered nothing
+    bad = s.read("2026-02-03T09:00:03Z", str(project / "LESSONS" / "INDEX.md"))
+    s.result(
+        bad, "2026-02-03T09:00:04Z", "EISDIR: illegal operation on a directory, read", is_error=True
+    )
+    # past the end of the file: nothing came back
+    empty = s.bash("2026-02-03T09:00:05Z", "sed -n '200,260p' LESSONS/INDEX.md")
+    s.result(empty, "2026-02-03T09:00:06Z", "")
+    s.write()
+    db = tmp_path / "w.duckdb"
+    ingest(db, [tmp_path / "projects"])
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute(
+        "select range_source, line_from, line_to, lines_delivered, active_rows_seen"
+        " from fct_index_reads order by called_at"
+    ).fetchall() == [
+        ("result", 1, 12, 12, 2),  # the whole file: 12 lines, both Active rows
+        ("failed", 1, 0, 0, 0),
+        ("empty", 1, 0, 0, 0),
+    ]
