@@ -22,7 +22,7 @@ import orjson
 
 from lessons_analytics.errors import SourceNotFound
 from lessons_analytics.parse_claude import ClaudeFileParser, parse_meta
-from lessons_analytics.parse_codex import CodexFileParser
+from lessons_analytics.parse_codex import CodexFileParser, parse_legacy
 from lessons_analytics.schema import BadValue, Batch
 
 _HEAD_BYTES = 4096
@@ -33,7 +33,8 @@ _BOM = b"\xef\xbb\xbf"
 class SourceFile:
     path: str
     runtime: str  # claude | codex
-    kind: str  # main | agent | subagent | meta | rollout | folder (an unreadable one)
+    kind: str  # main | agent | subagent | meta | rollout | legacy (one-document rollout)
+    #  | folder (an unreadable one)
     problem: str | None = None  # why it cannot be read, found while listing
 
 
@@ -111,6 +112,8 @@ def classify(path: str) -> SourceFile | None:
     name = os.path.basename(path)
     if name.endswith(".meta.json") and name.startswith("agent-"):
         return SourceFile(path, "claude", "meta")
+    if name.endswith(".json") and name.startswith("rollout-"):
+        return SourceFile(path, "codex", "legacy")  # the TypeScript CLI's {session, items}
     if not name.endswith(".jsonl"):
         return None
     if name.startswith("rollout-"):
@@ -168,6 +171,8 @@ def _load_one(
         outcome.rewritten.append(file_id)
     if source.kind == "meta":
         consumed, lines = _load_meta(source, file_id, data, batch, loaded_at)
+    elif source.kind == "legacy":
+        consumed, lines = _load_legacy(source, file_id, data, batch, loaded_at)
     else:
         consumed, lines = _load_lines(source, file_id, data, line_no, context, batch, loaded_at)
     end = start + consumed
@@ -220,7 +225,7 @@ def _read(
             raise _NotRegular("not a regular file")
         limit = min(seen.st_size, size.st_size)
         start, line_no, context = _resume_point(handle, state, limit)
-        if source.kind == "meta":
+        if source.kind in ("meta", "legacy"):
             start, line_no, context = 0, 0, {}  # one JSON document: always re-read whole
         handle.seek(start)
         data = handle.read(max(limit - start, 0))
@@ -338,6 +343,28 @@ def _load_meta(
         parse_meta(batch, file_id, source.path, data, session_id)
     except (orjson.JSONDecodeError, ValueError) as exc:
         reason = _json_reason(data, exc) if isinstance(exc, orjson.JSONDecodeError) else str(exc)
+        _error(batch, file_id, source.path, 1, reason, loaded_at)
+    return len(data), 1
+
+
+def _load_legacy(
+    source: SourceFile, file_id: int, data: bytes, batch: Batch, loaded_at: str
+) -> tuple[int, int]:
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    if not data.strip():
+        return len(data), 0
+    # One document is one "line": a value that does not fit takes the whole document back out,
+    # as a bad line does in a JSONL file.
+    mark = batch.mark()
+    try:
+        return len(data), parse_legacy(batch, file_id, data)
+    except orjson.JSONDecodeError as exc:
+        batch.rollback(mark)
+        _error(batch, file_id, source.path, 1, _json_reason(data, exc), loaded_at)
+    except Exception as exc:  # noqa: BLE001 - one odd document must never stop the run
+        batch.rollback(mark)
+        reason = f"wrong type: {exc}" if isinstance(exc, BadValue) else f"unexpected shape: {exc!r}"
         _error(batch, file_id, source.path, 1, reason, loaded_at)
     return len(data), 1
 

@@ -4,10 +4,20 @@ Messages come from ``response_item`` only; the ``event_msg`` copies are kept as 
 never counted as messages. Durations and exit codes are read out of the output text (or the
 JSON ``metadata``), because that is where current Codex builds record them. The bare era
 has no ``cwd`` field; it is taken from the ``<environment_context>`` message.
+
+A resumed session's rollout starts with its own ``session_meta``, then replays its parent's
+rollout line by line (the parent's ``session_meta`` first, with new envelope timestamps).
+The rollout stays its own session; each line gets a ``uuid`` chained over the payloads of its
+stream (a ``session_meta`` starts one), so a replayed line has the uuid of the parent's line
+and ``int_events_deduplicated`` keeps it once. The first line that differs from the parent
+breaks the chain: from there on the lines are the resumed session's own.
 """
 
 from __future__ import annotations
 
+import hashlib
+import ntpath
+import posixpath
 import re
 import shlex
 from typing import Any
@@ -29,8 +39,29 @@ _BARE_ITEMS = {
 _WALL = re.compile(r"^(?:Wall time|Duration): ([0-9.]+) seconds$", re.M)
 _EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.M)
 # the bare era has no cwd field: the harness states it in an <environment_context> message
-_ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
+# (``<cwd>…</cwd>``, or ``Current working directory: …`` in the CLI builds of August 2025)
+_ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>|^Current working directory: ([^\n]+)$", re.M)
 _TEXT_KEEP = 4000
+_WINDOWS_PATH = re.compile(r"^[A-Za-z]:[\\/]")
+# Outputs the harness writes instead of running the call (no exit code of a process): what
+# each one means. Anchored at the start of the output, where Codex puts them.
+HARNESS_FAILURES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), kind)
+    for pattern, kind in (
+        (r"^aborted\b", "interrupted"),  # the turn was interrupted before the call ran
+        (r"^(?:exec command|patch) rejected\b", "rejected"),  # by the user or the policy
+        (r"^\w+ rejected by user\b", "rejected"),
+        (r"^failed in sandbox\b", "error"),
+        (r"^execution error: ", "error"),
+        (r"^apply_patch verification failed: ", "error"),
+        (r"^error: ", "error"),  # apply_patch: a hunk did not apply, an invalid patch
+        (r"^failed to parse function arguments: ", "error"),
+        (r"^unsupported (?:custom tool )?call: ", "error"),  # a tool that does not exist
+        (r"^\w+ failed: ", "error"),  # exec_command failed, write_stdin failed
+    )
+)
+# the exit code a sandbox failure quotes: ``exit code: 1`` or ``exit_code: 128``
+_EMBEDDED_EXIT = re.compile(r"\bexit[ _]code: (-?\d{1,9})\b")
 
 
 class CodexFileParser:
@@ -54,6 +85,7 @@ class CodexFileParser:
         if not isinstance(payload, dict):
             payload = {}
         env = self._envelope(line_no, kind, payload, ts)
+        env["uuid"] = self._identity(kind, payload)
         if kind == "session_meta":
             self._session_meta(env, payload)
         elif kind == "turn_context" and isinstance(payload.get("cwd"), str):
@@ -72,6 +104,31 @@ class CodexFileParser:
                 "image_generation_call",
             )
         self.batch["raw_events"].add(**env)
+
+    def legacy_item(self, line_no: int, ts: object, item: object) -> None:
+        """One item of a legacy document: a single line, whatever it holds."""
+        payloads = _responses_items(item)
+        env = self._envelope(line_no, "response_item", payloads[0], ts)
+        env["uuid"] = self._identity("response_item", item if isinstance(item, dict) else {})
+        env["is_known_type"] = payloads[0].get("type") in _BARE_ITEMS
+        for payload in payloads:
+            self._item(env, payload)
+        calls = sum(p.get("type") == "function_call" for p in payloads)
+        if calls:
+            env["tool_uses"] = calls
+        self.batch["raw_events"].add(**env)
+
+    def _identity(self, kind: str, payload: dict[str, Any]) -> str:
+        """The line's place in its stream: a hash of every payload since the stream began."""
+        if kind == "session_meta":
+            self.ctx["chain"] = ""
+        digest = hashlib.blake2b(digest_size=12)
+        digest.update(self.ctx.get("chain", "").encode())
+        digest.update(kind.encode())
+        digest.update(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS))
+        chain = digest.hexdigest()
+        self.ctx["chain"] = chain
+        return "codex:" + chain
 
     def _envelope(
         self, line_no: int, kind: str, payload: dict[str, Any], ts: object
@@ -92,6 +149,9 @@ class CodexFileParser:
         }
 
     def _session_meta(self, env: dict[str, Any], payload: dict[str, Any]) -> None:
+        if self.ctx.get("has_meta"):
+            return  # a resume replaying its parent: the rollout stays its own session
+        self.ctx["has_meta"] = True
         own_id = payload.get("id")
         parent = _parent_thread(payload.get("source"))
         # A spawned sub-agent's rollout is an agent run of its parent's session.
@@ -125,16 +185,16 @@ class CodexFileParser:
         text = block_text(item.get("content"))
         if role in ("user", "developer"):
             env["text"] = text[:_TEXT_KEEP]
-            cwd = _ENV_CWD.search(text) if "<environment_context>" in text else None
+            cwd = _environment_cwd(item.get("content")) if "<environment_context>" in text else None
             if cwd is not None:
-                self.ctx["cwd"] = env["cwd"] = cwd.group(1).strip()
+                self.ctx["cwd"] = env["cwd"] = cwd
             source = "user" if role == "user" and not text.startswith("<") else "system"
             self._mentions(env, text, source, None)
 
     def _call(self, env: dict[str, Any], item: dict[str, Any], item_type: str) -> None:
         name, args, command = _call_shape(item, item_type)
         call_id = item.get("call_id") or item.get("id")
-        cwd = args.get("workdir") or args.get("working_directory") or env["cwd"]
+        cwd = _workdir(args.get("workdir") or args.get("working_directory"), env["cwd"])
         env["tool_uses"] = 1
         self.batch["raw_tool_calls"].add(
             file_id=self.file_id,
@@ -160,6 +220,9 @@ class CodexFileParser:
         raw = item.get("output")
         text = raw if isinstance(raw, str) else block_text(raw)
         body, exit_code, duration = parse_output(text)
+        failure = harness_failure(body) if exit_code is None else None
+        if failure == "error":
+            exit_code = _embedded_exit(body)
         read = self.ctx["pending"].pop(call_id, None) if isinstance(call_id, str) else None
         style = read[0] if read and read[0] else None
         summary = summarize(body, style)
@@ -171,12 +234,12 @@ class CodexFileParser:
             agent_id=env["agent_id"],
             tool_use_id=call_id,
             ts=env["ts"],
-            is_error=exit_code is not None and exit_code != 0,
+            is_error=failure is not None or (exit_code is not None and exit_code != 0),
             exit_code=exit_code,
             duration_s=duration,
             **{**summary.columns(), "is_persisted": False},
-            is_interrupt="aborted" in text[:200],
-            is_rejected="rejected by user" in text[:300],
+            is_interrupt=failure == "interrupted",
+            is_rejected=failure == "rejected",
         )
         env["tool_results"] = 1
         if read and read[1]:
@@ -188,6 +251,33 @@ class CodexFileParser:
         self, env: dict[str, Any], text: str, source: str, tool_use_id: str | None
     ) -> None:
         add_mentions(self.batch, env, text, source, tool_use_id)
+
+
+def _environment_cwd(content: object) -> str | None:
+    """The ``<cwd>`` of a harness ``<environment_context>`` block. Only a block that *is* the
+    context counts: a user who pastes one inside a prompt does not move the session."""
+    blocks = [content] if isinstance(content, str) else content
+    if not isinstance(blocks, list):
+        return None
+    for block in blocks:
+        text = block.get("text") if isinstance(block, dict) else block
+        if isinstance(text, str) and text.lstrip().startswith("<environment_context>"):
+            match = _ENV_CWD.search(text)
+            if match:
+                return (match.group(1) or match.group(2)).strip()
+    return None
+
+
+def _workdir(workdir: object, cwd: object) -> object:
+    """A call's working directory: its ``workdir`` (relative to the session's cwd when it is
+    relative), else the session's cwd."""
+    if not isinstance(workdir, str) or not workdir:
+        return cwd
+    if not isinstance(cwd, str) or posixpath.isabs(workdir) or ntpath.isabs(workdir):
+        return workdir
+    if _WINDOWS_PATH.match(cwd):
+        return ntpath.join(cwd, workdir)
+    return posixpath.join(cwd, workdir)
 
 
 def _parent_thread(source: object) -> str | None:
@@ -220,7 +310,8 @@ def _call_shape(item: dict[str, Any], item_type: str) -> tuple[str, dict[str, An
         args = {"arguments": raw}
     if not isinstance(args, dict):
         args = {"arguments": args}
-    command = _command_text(args.get("cmd") if name == "exec_command" else args.get("command"))
+    # exec_command and the TypeScript CLI's container.exec name it ``cmd``
+    command = _command_text(args.get("command", args.get("cmd")))
     if name not in readcalls.SHELL_TOOLS:
         command = None
     return name, args, command
@@ -268,7 +359,87 @@ def parse_output(text: str) -> tuple[str, int | None, float | None]:
     )
 
 
+def harness_failure(body: str) -> str | None:
+    """'error', 'rejected' or 'interrupted' when the output is the harness saying the call
+    did not run (or failed to), else None. Only for outputs that carry no exit code."""
+    head = body.lstrip()[:200]
+    for pattern, kind in HARNESS_FAILURES:
+        if pattern.match(head):
+            return kind
+    return None
+
+
+def _embedded_exit(body: str) -> int | None:
+    match = _EMBEDDED_EXIT.search(body[:2000])
+    return int(match.group(1)) if match else None
+
+
 def _num(value: object, kind: type) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return kind(value)
+
+
+# ---------------------------------------------------------------- legacy one-document rollouts
+
+
+def parse_legacy(batch: Batch, file_id: int, data: bytes) -> int:
+    """A TypeScript-CLI rollout ``rollout-<date>-<id>.json``: one ``{session, items}`` document.
+
+    Line numbers are positions in the document: 1 is ``session``, k + 1 is item k. Items have
+    no time of their own, so each gets the session's timestamp. Items are Responses-API
+    items (``message``, ``function_call``, ``function_call_output``) or, in forks that talk
+    to chat-completions servers, chat messages (``role`` user/assistant/tool, assistant
+    ``tool_calls``, tool ``tool_call_id``); both are read. The chain of item identities
+    starts at the first item, so a file that begins with an earlier file's history shares
+    those items' uuids (``int_events_deduplicated``). The price: two unrelated documents
+    that open with the very same messages share those messages (the first call, with its
+    unique id, ends the sharing), so only such leading messages can be taken for a replay.
+    Returns the number of lines.
+    Raises ValueError on a document of the wrong shape.
+    """
+    doc = orjson.loads(data)
+    if not isinstance(doc, dict) or not isinstance(doc.get("session"), dict):
+        raise ValueError("not a {session, items} rollout document")
+    session = doc["session"]
+    items = doc.get("items")
+    if not isinstance(items, list):
+        raise ValueError("rollout document without an items list")
+    ts = session.get("timestamp")
+    parser = CodexFileParser(batch, file_id, {})
+    parser.line(1, {"timestamp": ts, "type": "session_meta", "payload": session})
+    parser.ctx["chain"] = ""
+    for number, item in enumerate(items, start=2):
+        parser.legacy_item(number, ts, item)
+    return len(items) + 1
+
+
+def _responses_items(item: object) -> list[dict[str, Any]]:
+    """The Responses-API items of one legacy item (a chat message may hold several)."""
+    if not isinstance(item, dict):
+        return [{"type": None}]
+    if "type" in item or "role" not in item:
+        return [item]
+    role = item.get("role")
+    if role == "tool":
+        return [
+            {"type": "function_call_output", "call_id": _str(item.get("tool_call_id")),
+             "output": item.get("content")}
+        ]  # fmt: skip
+    raw_calls = item.get("tool_calls")
+    calls: list[Any] = raw_calls if isinstance(raw_calls, list) else []
+    out: list[dict[str, Any]] = []
+    if item.get("content") or not calls:
+        out.append({"type": "message", "role": role, "content": item.get("content")})
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            out.append(
+                {"type": "function_call", "name": _str(function.get("name")),
+                 "arguments": function.get("arguments"), "call_id": _str(call.get("id"))}
+            )  # fmt: skip
+    return out
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None

@@ -6,14 +6,17 @@ range is cut later (``sql/intermediate``) by what the paired result shows.
 
 from __future__ import annotations
 
+import ntpath
 import os
 import re
 from typing import Any
 
 from lessons_analytics.schema import Batch
-from lessons_analytics.shellparse import parse_reads
+from lessons_analytics.shellparse import is_windows, parse_reads, windows_path
 
-SHELL_TOOLS = frozenset({"Bash", "exec_command", "shell_command", "shell", "local_shell_call"})
+SHELL_TOOLS = frozenset(
+    {"Bash", "exec_command", "shell_command", "shell", "local_shell_call", "container.exec"}
+)
 READ_TOOL_DEFAULT_LIMIT = 2000
 _AGENT_TAIL = re.compile(r"agentId: ([0-9a-zA-Z]+)")
 
@@ -52,7 +55,9 @@ def _read_tool(
     path = tool_input.get("file_path")
     if not isinstance(path, str) or not path:
         return None
-    if not os.path.isabs(path) and cwd:
+    if is_windows(path) or (is_windows(cwd) and not path.startswith("/")):
+        path = windows_path(ntpath.join(cwd or "", path))
+    elif not os.path.isabs(path) and cwd:
         path = os.path.join(cwd, path)
     offset = _positive(tool_input.get("offset"))
     explicit_limit = _positive(tool_input.get("limit"))
@@ -62,7 +67,7 @@ def _read_tool(
         file_id=file_id,
         tool_use_id=tool_use_id,
         read_idx=0,
-        path=os.path.normpath(path),
+        path=path if is_windows(path) else os.path.normpath(path),
         method="read-tool",
         range_start=start,
         range_end=start + limit - 1,
@@ -104,7 +109,8 @@ def _shell(
 
 
 def _is_index(path: str) -> bool:
-    return path.endswith("INDEX.md")
+    # a Windows path is spelt in lower case (shellparse.windows_path)
+    return path.endswith("INDEX.md") or (is_windows(path) and path.endswith("/index.md"))
 
 
 def _positive(value: object) -> int | None:

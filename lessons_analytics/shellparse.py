@@ -37,15 +37,24 @@ Choices:
 * Reads inside ``$(...)`` are ignored; ``bash -c``, ``sh -c`` and ``eval`` strings are parsed;
   assignments and wrappers (sudo, env, command, time, nice, timeout, nohup, exec, stdbuf)
   are skipped.  Broken syntax (an unclosed quote runs to the end) gives a best effort.
+* PowerShell (``shellpwsh``): a ``powershell``/``pwsh -Command`` string, or a command that
+  starts with a cmdlet (``Get-Content …``, or ``gc``/``type``/``cat`` under a Windows cwd),
+  is read in PowerShell's syntax.
+* Windows paths: a cwd or an operand with a drive letter (``C:\\src``, ``g:/x``) is a Windows
+  path; relative paths join it, ``..`` is resolved, and the path gets one spelling:
+  forward slashes and lower case (NTFS names ignore case), ``c:/src/readme.md``.  Unix
+  commands run under a Windows cwd read Windows paths.
 """
 
 from __future__ import annotations
 
 import functools
+import ntpath
 import posixpath
 import re
 from dataclasses import dataclass, field, replace
 
+from lessons_analytics import shellpwsh
 from lessons_analytics.shellprograms import ALL, HANDLERS, PASSTHROUGH, Prog, Sel, compose, word_set
 from lessons_analytics.shelltokens import Cmd, Parser, Redir, Word, tokenize
 
@@ -79,6 +88,7 @@ def parse_reads(command: str, cwd: str | None, home: str | None = None) -> list[
 # Most shell calls read nothing; this skips tokenizing them.
 _PRECHECK = re.compile(
     r"\b(?:cat|head|tail|g?sed|grep|egrep|fgrep|rg|nl|less|more|awk|gawk|bat|batcat)\b"
+    r"|(?i:\b(?:get-content|gc|type|select-string|sls|findstr|powershell|pwsh)\b)"
 )
 
 
@@ -92,12 +102,32 @@ def _cached(command: str, cwd: str | None, home: str | None) -> tuple[ShellRead,
 
 def _reads(command: str, cwd: str | None, home: str | None) -> tuple[ShellRead, ...]:
     st = _State(_abs_or_none(cwd), _abs_or_none(home))
-    reads = _eval_source(command, st)
+    if shellpwsh.looks_like_powershell(command, is_windows(st.cwd)):
+        reads = _eval_pwsh(command, st)
+    else:
+        reads = _eval_source(command, st)
     return tuple(_public(r, len(reads)) for r in reads)
 
 
+_DRIVE = re.compile(r"^[A-Za-z]:(?:[\\/]|$)")
+
+
 def _abs_or_none(path: str | None) -> str | None:
-    return posixpath.normpath(path) if path and path.startswith("/") else None
+    if path and path.startswith("/"):
+        return posixpath.normpath(path)
+    if path and _DRIVE.match(path):
+        return windows_path(path)
+    return None
+
+
+def is_windows(path: str | None) -> bool:
+    return bool(path and _DRIVE.match(path))
+
+
+def windows_path(path: str) -> str:
+    """The one spelling of a Windows path: ``C:\\Src\\..\\A.md`` is ``c:/a.md``."""
+    norm = ntpath.normpath(path).replace("\\", "/").lower()
+    return norm + "/" if len(norm) == 2 else norm
 
 
 # --- abstract evaluation -----------------------------------------------------------------
@@ -120,9 +150,10 @@ class _State:
     prev: str | None = None
     stack: list[str | None] = field(default_factory=list)
     depth: int = 0
+    pwsh: bool = False  # words are PowerShell's: a backslash separates path parts
 
     def fork(self) -> _State:
-        return _State(self.cwd, self.home, self.prev, list(self.stack), self.depth)
+        return _State(self.cwd, self.home, self.prev, list(self.stack), self.depth, self.pwsh)
 
 
 _MAX_DEPTH = 8
@@ -149,6 +180,60 @@ def _eval_source(source: str, st: _State) -> list[_Read]:
         return []
     st.depth += 1
     return _eval_list(Parser(tokenize(source)).parse_list(None, 0), st)
+
+
+def _eval_pwsh(script: str, st: _State) -> list[_Read]:
+    if st.depth > _MAX_DEPTH:
+        return []
+    st.depth += 1
+    was, st.pwsh = st.pwsh, True
+    try:
+        return _eval_ps_statements(shellpwsh.parse_script(script), st)
+    finally:
+        st.pwsh = was
+
+
+def _eval_ps_statements(statements: list[list[shellpwsh.PsStage]], st: _State) -> list[_Read]:
+    out: list[_Read] = []
+    for stages in statements:
+        stream: list[_Read] = []
+        for k, stage in enumerate(stages):
+            stream = [] if stage.hidden else _eval_ps_stage(stage, stream, st, k == 0)
+        out.extend(stream)
+    return out
+
+
+def _eval_ps_stage(
+    stage: shellpwsh.PsStage, stream: list[_Read], st: _State, first: bool
+) -> list[_Read]:
+    if stage.group is not None:
+        out = _eval_ps_statements(stage.group, st)
+        if stage.index is None:
+            return out
+        method = "tail" if stage.index.tail_n is not None else "other"
+        if stage.index.start == 1 and not stage.index.filtered:
+            method = "head"
+        prog = Prog(method, stage.index)
+        return [f for r in out if (f := _filter(r, prog)) is not None]
+    words = stage.words[1:] if stage.words and stage.words[0].text in ("&", ".") else stage.words
+    if not words or words[0].expands:
+        return []
+    name, args = words[0].text, words[1:]
+    low = name.lower()
+    if shellpwsh.is_wrapper(name):
+        script = shellpwsh.wrapper_script([w.text for w in args])
+        return _eval_pwsh(script, st.fork()) if script else []
+    if low in ("bash", "bash.exe", "sh", "wsl"):
+        return _eval_shell(args, st) if low != "wsl" else []
+    if low in shellpwsh.LOCATION:
+        verb = {"push-location": "pushd", "pushd": "pushd", "pop-location": "popd"}.get(low)
+        dirs = [a for a in args if a.text.lower() not in ("-path", "-literalpath")]
+        _chdir(verb or ("popd" if low == "popd" else "cd"), dirs, st)
+        return []
+    if low in shellpwsh.PASSTHROUGH:
+        return stream
+    program = shellpwsh.ps_program(name, args)
+    return [] if program is None else _run(program, stream, st, first)
 
 
 def _eval_list(pipelines: list[list[Cmd]], st: _State) -> list[_Read]:
@@ -204,6 +289,9 @@ def _eval_simple(words: list[Word], stream: list[_Read], st: _State, first: bool
     args = _strip_prefix(words)
     if not args or args[0].expands:
         return []
+    if shellpwsh.is_wrapper(args[0].text):
+        script = shellpwsh.wrapper_script([w.text for w in args[1:]])
+        return _eval_pwsh(script, st.fork()) if script else []
     name, args = posixpath.basename(args[0].text), args[1:]
     if name in ("cd", "pushd", "popd"):
         _chdir(name, args, st)
@@ -293,6 +381,17 @@ def _resolve(word: Word, st: _State) -> str | None:
             return None
     if word.glob or not text or text.startswith("/dev/"):
         return None
+    if st.pwsh:
+        if text.lower() in ("$null", "nul") or text.startswith("~"):
+            return None  # PowerShell's home is not the one we know
+        if not is_windows(st.cwd) and not _DRIVE.match(text):
+            text = text.replace("\\", "/")
+    if _DRIVE.match(text):
+        return windows_path(text)
+    if st.cwd is not None and is_windows(st.cwd) and not text.startswith("/"):
+        if st.pwsh and text.startswith("\\"):
+            return windows_path(st.cwd[:2] + text)  # the root of the current drive
+        return windows_path(ntpath.join(st.cwd, text))
     if word.tilde:
         if text != "~" and not text.startswith("~/"):
             return None  # ~user: someone else's home

@@ -359,3 +359,143 @@ def test_cd_prefix_changes_only_paths(command: str, directory: str) -> None:
 @given(st.one_of(_SHELLISH, _FRAGMENTS, _COMMANDS).filter(lambda c: "'" not in c))
 def test_bash_lc_wrapping_is_transparent(command: str) -> None:
     assert parse_reads(f"bash -lc '{command}'", CWD, HOME) == parse_reads(command, CWD, HOME)
+
+
+# --- PowerShell and Windows paths --------------------------------------------------------
+
+WIN = "C:\\Users\\Dev\\Shop"
+W = "c:/users/dev/shop"
+
+PS_READS: list[tuple[str, list[ShellRead]]] = [
+    ("Get-Content README.md", [_cat(f"{W}/readme.md")]),
+    ("gc README.md", [_cat(f"{W}/readme.md")]),
+    ("type README.md", [_cat(f"{W}/readme.md")]),
+    ("cat .\\docs\\a.md", [_cat(f"{W}/docs/a.md")]),
+    ("Get-Content -Raw '.codex/prompts/x.md'", [_cat(f"{W}/.codex/prompts/x.md")]),
+    ("Get-Content -Path C:\\Users\\Dev\\Shop\\..\\Other\\A.MD", [_cat("c:/users/dev/other/a.md")]),
+    ("Get-Content -LiteralPath 'D:\\x [1].md'", [_cat("d:/x [1].md")]),
+    ("Get-Content a.md -TotalCount 40", [_head(f"{W}/a.md", 40)]),
+    ("Get-Content a.md -First 40", [_head(f"{W}/a.md", 40)]),
+    ("Get-Content a.md -Head 40", [_head(f"{W}/a.md", 40)]),
+    ("Get-Content a.md -TotalCount:40", [_head(f"{W}/a.md", 40)]),
+    ("Get-Content a.md -tot 40", [_head(f"{W}/a.md", 40)]),
+    ("GET-CONTENT a.md -TOTALCOUNT 40", [_head(f"{W}/a.md", 40)]),
+    ("Get-Content a.md -Tail 15", [_r(f"{W}/a.md", "tail", None, None, tail_n=15)]),
+    ("Get-Content a.md -Last 15", [_r(f"{W}/a.md", "tail", None, None, tail_n=15)]),
+    ("Get-Content a.md | Select-Object -First 30", [_head(f"{W}/a.md", 30)]),
+    ("gc a.md | select -First 30", [_head(f"{W}/a.md", 30)]),
+    ("Get-Content a.md | Select-Object -Last 5", [_r(f"{W}/a.md", "tail", None, None, tail_n=5)]),
+    ("Get-Content a.md | Select-Object -Skip 10 -First 20", [_r(f"{W}/a.md", "other", 11, 30)]),
+    ("Get-Content a.md -TotalCount 100 | Select-Object -Last 20",
+     [_r(f"{W}/a.md", "tail", 81, 100)]),
+    ("(Get-Content a.md)[0..49]", [_head(f"{W}/a.md", 50)]),
+    ("(Get-Content a.md)[100..149]", [_r(f"{W}/a.md", "other", 101, 150)]),
+    ("(Get-Content a.md)[-10..-1]", [_r(f"{W}/a.md", "tail", None, None, tail_n=10)]),
+    ("Get-Content a.md, b.md", [_cat(f"{W}/a.md", 2), _cat(f"{W}/b.md", 2)]),
+    ("Get-Content a.md | Out-String", [_cat(f"{W}/a.md")]),
+    ("Get-Content a.md 2>&1 | ForEach-Object { $_ }", [_cat(f"{W}/a.md")]),
+    ("Set-Location docs; Get-Content a.md -First 3", [_head(f"{W}/docs/a.md", 3)]),
+    ("cd ..; gc a.md", [_cat("c:/users/dev/a.md")]),
+    ("Select-String -Path a.md -Pattern 'L-0042'",
+     [_r(f"{W}/a.md", "grep", pattern="L-0042", flags="i")]),
+    ("sls TODO a.md -CaseSensitive", [_r(f"{W}/a.md", "grep", pattern="TODO")]),
+    ("findstr /n TODO a.md", [_r(f"{W}/a.md", "grep", numbered=True, pattern="TODO", flags="n")]),
+    ("powershell.exe -NoProfile -Command 'Get-Content a.md -TotalCount 5'",
+     [_head(f"{W}/a.md", 5)]),
+    ('powershell -NoLogo -ExecutionPolicy Bypass -Command "type a.md"', [_cat(f"{W}/a.md")]),
+    ("pwsh -c 'gc a.md | Select-Object -First 2'", [_head(f"{W}/a.md", 2)]),
+    # Unix programs PowerShell finds on the PATH, and Unix commands under a Windows cwd
+    ("Get-Content a.md | head -n 5", [_head(f"{W}/a.md", 5)]),
+    ("sed -n '1,200p' AGENTS.md", [_r(f"{W}/agents.md", "sed", 1, 200, prefix=True)]),
+    ("cd spec-kit && cat README.md", [_cat(f"{W}/spec-kit/readme.md")]),
+    ("rg -n TODO src/app.py", [_grep(f"{W}/src/app.py", "TODO", "n")]),
+    ("cat 'G:\\Repo\\LESSONS\\INDEX.md'", [_cat("g:/repo/lessons/index.md")]),
+]  # fmt: skip
+
+PS_NOT_READS = [
+    "Get-Content a.md | Out-Null",
+    "Get-Content a.md > $null",
+    "Get-Content a.md | Set-Content b.md",
+    "Get-Content a.md | Measure-Object -Line",
+    "Get-Content *.md",
+    "Get-Content $env:USERPROFILE\\a.md",
+    "Get-Content a.md -TotalCount 0",
+    "Get-Content a.md -TotalCount 5 -Tail 5",
+    "Select-String -Path a.md -Pattern x -Quiet",
+    "Get-ChildItem",
+    "powershell -File build.ps1",
+    "Get-Content a.md | Select-Object -ExpandProperty Length",
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), PS_READS, ids=[c for c, _ in PS_READS])
+def test_powershell_reads(command: str, expected: list[ShellRead]) -> None:
+    assert parse_reads(command, WIN, HOME) == expected
+
+
+@pytest.mark.parametrize("command", PS_NOT_READS)
+def test_powershell_not_reads(command: str) -> None:
+    assert parse_reads(command, WIN, HOME) == []
+
+
+def test_cmdlets_are_powershell_under_a_posix_cwd_too() -> None:
+    # pwsh on Linux or macOS: the same cmdlets, POSIX paths
+    assert parse_reads("Get-Content ./a.md -TotalCount 3", CWD) == [_head("/w/a.md", 3)]
+    assert parse_reads("gc a.md | Select-Object -First 3", CWD) == [_head("/w/a.md", 3)]
+    # but a bare ``type`` is the bash builtin there
+    assert parse_reads("type a.md", CWD) == []
+
+
+def test_windows_paths_are_one_spelling() -> None:
+    spellings = ["C:\\Src\\A.md", "c:/src/a.md", "C:\\src\\lib\\..\\A.MD", "c:\\SRC\\.\\a.md"]
+    assert {parse_reads(f"Get-Content '{p}'", WIN)[0].path for p in spellings} == {"c:/src/a.md"}
+    # the root of the current drive
+    assert parse_reads("Get-Content \\notes.md", WIN) == [_cat("c:/notes.md")]
+
+
+_PS_TEMPLATES = st.sampled_from(
+    ["Get-Content {f}", "gc {f} -TotalCount 7", "Get-Content {f} -Tail 3",
+     "Get-Content {f} | Select-Object -First 4", "type {f}", "(Get-Content {f})[2..5]",
+     "Select-String -Path {f} -Pattern x", "cat {f} | Select-Object -Skip 2 -First 2",
+     "Set-Location {f}"]
+)  # fmt: skip
+_WIN_NAME = st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,12}", fullmatch=True).filter(
+    lambda n: n.strip(".") != ""
+)
+_WIN_REL = st.lists(_WIN_NAME, min_size=1, max_size=3).map("\\".join)
+_PS_COMMANDS = st.lists(
+    st.tuples(_PS_TEMPLATES, _WIN_REL, st.sampled_from(["; ", "\n", " && "])),
+    min_size=1,
+    max_size=4,
+).map(lambda parts: "".join(t.format(f=f) + sep for t, f, sep in parts))
+_PS_SHELLISH = st.text(alphabet="GetContn-|;()[]{}'\"`$ .\\/:,0129*>&#\n", max_size=80)
+
+
+@_SETTINGS
+@given(st.one_of(st.text(max_size=120), _PS_SHELLISH, _PS_COMMANDS))
+def test_powershell_never_raises_and_paths_are_canonical(command: str) -> None:
+    for cwd in (WIN, CWD, None):
+        for r in shellparse._reads(command, cwd, HOME):
+            if cwd == WIN and not r.path.startswith("/"):
+                assert r.path == shellparse.windows_path(r.path)
+                assert r.path == r.path.lower() and "\\" not in r.path
+            if r.start is not None and r.end is not None:
+                assert r.start <= r.end
+            assert r.tail_n is None or r.tail_n > 0
+            assert r.method in {"cat", "head", "tail", "sed", "grep", "other"}
+
+
+@_SETTINGS
+@given(_PS_COMMANDS)
+def test_powershell_wrapping_is_transparent(command: str) -> None:
+    wrapped = f"powershell.exe -NoProfile -Command '{command.replace(chr(39), chr(39) * 2)}'"
+    assert parse_reads(wrapped, WIN) == parse_reads(command, WIN)
+
+
+@_SETTINGS
+@given(_PS_COMMANDS, st.sampled_from(["C:\\Work", "d:\\a\\b", "G:\\"]))
+def test_windows_cwd_changes_only_paths(command: str, other: str) -> None:
+    here, there = parse_reads(command, WIN), parse_reads(command, other)
+    assert len(here) == len(there)
+    for a, b in zip(here, there, strict=True):
+        assert dataclasses.replace(a, path=b.path) == b

@@ -6,8 +6,18 @@
 -- earlier lines with the same uuid (and a different sessionId); the copy kept is the one in
 -- the session that started first. The replayed lines carry their old timestamps, so the
 -- original and its resumes start at the same instant: the tie goes to the session that ended
--- first (the original), then to the first file by path (then id). Lines without a uuid (Codex,
--- bookkeeping lines) are all kept.
+-- first (the original), then to the first file by path (then id). Lines without a uuid
+-- (bookkeeping lines) are all kept.
+-- Codex lines have a uuid chained over the payloads of their stream (parse_codex): a
+-- resumed rollout keeps its own session_meta, then replays the parent's rollout from the
+-- parent's session_meta on, so each replayed line has the uuid of the parent's line; the
+-- parent started first, so its copy is kept and the replay counts once. The chain breaks at
+-- the first line the parent does not have: every later line, and its calls, belongs to the
+-- resumed session. When the parent's rollout is not loaded, nothing matches and the
+-- replayed lines stay with the resumed session (the only copy there is). Legacy one-document
+-- rollouts (`rollout-*.json`) chain from their first item: a file that starts with the
+-- history of an earlier one keeps only its new items (two that merely open with the same
+-- messages share those leading messages; the first call, its id unique, ends the sharing).
 with
 
 events as (

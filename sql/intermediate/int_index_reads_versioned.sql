@@ -4,7 +4,7 @@
 -- Index version: the last commit of INDEX.md at or before the read; the earliest version
 -- when the read predates every commit; the worktree file for a base outside git.
 -- line_from/line_to: the delivered range clipped to the version's length (a tail read
--- counts back from the version's last line).
+-- counts back from the version's last line; a failed or empty read is 1..0).
 with
 
 reads as (
@@ -33,11 +33,16 @@ select
     at_version.*,
     versions.n_lines,
     versions.active_heading_line,
+    -- a failed or empty read shows no line: the empty range 1..0
     case
+        when not is_delivered then 1
         when method = 'tail' and tail_n is not null and range_start is null
             then greatest(versions.n_lines - tail_n + 1, 1)
         else greatest(coalesce(delivered_from, 1), 1)
     end as line_from,
-    least(coalesce(delivered_to, versions.n_lines), versions.n_lines) as line_to,
+    case
+        when not is_delivered then 0
+        else least(coalesce(delivered_to, versions.n_lines), versions.n_lines)
+    end as line_to,
 from at_version
 left join versions using (base_path, version_id)
