@@ -270,10 +270,13 @@ def _environment_cwd(content: object) -> str | None:
 
 def _workdir(workdir: object, cwd: object) -> object:
     """A call's working directory: its ``workdir`` (relative to the session's cwd when it is
-    relative), else the session's cwd."""
-    if not isinstance(workdir, str) or not workdir:
+    relative), else the session's cwd. A workdir of another type is passed on as it is, so the
+    raw schema rejects that line with its reason instead of the call silently moving."""
+    if workdir is None or workdir == "":
         return cwd
-    if not isinstance(cwd, str) or posixpath.isabs(workdir) or ntpath.isabs(workdir):
+    if not isinstance(workdir, str) or not isinstance(cwd, str):
+        return workdir
+    if posixpath.isabs(workdir) or ntpath.isabs(workdir):
         return workdir
     if _WINDOWS_PATH.match(cwd):
         return ntpath.join(cwd, workdir)

@@ -44,7 +44,58 @@ __all__ = [
 ]
 
 _WRAPPERS = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
-_CMDLET = re.compile(r"^[A-Za-z]+-[A-Za-z]+$")
+_CMDLET = re.compile(r"^([A-Za-z]+)-[A-Za-z]+$")
+# PowerShell's approved verbs (Get-Verb) that read, select or run things: a POSIX command
+# spelt word-word (``voice-feedback``, ``pre-commit``) is not a cmdlet.
+_VERBS = frozenset(
+    [
+        "add",
+        "clear",
+        "close",
+        "compare",
+        "convert",
+        "convertfrom",
+        "convertto",
+        "copy",
+        "enter",
+        "exit",
+        "export",
+        "find",
+        "format",
+        "get",
+        "import",
+        "invoke",
+        "join",
+        "measure",
+        "move",
+        "new",
+        "out",
+        "pop",
+        "push",
+        "read",
+        "remove",
+        "rename",
+        "resolve",
+        "select",
+        "set",
+        "show",
+        "sort",
+        "split",
+        "start",
+        "stop",
+        "test",
+        "trace",
+        "update",
+        "use",
+        "wait",
+        "where",
+        "write",
+        "foreach",
+        "tee",
+    ]
+)
+# quoted text is data, never a command position (``grep "a\|b-c"``)
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 
 
 def is_wrapper(name: str) -> bool:
@@ -79,10 +130,11 @@ def looks_like_powershell(command: str, windows_cwd: bool) -> bool:
     """A command string written in PowerShell rather than in a POSIX shell: a cmdlet
     (Verb-Noun) at a command position, or under a Windows cwd one of PowerShell's own aliases
     for reading (``gc``, ``type``, ``sls``, ``select``; ``cat`` with a backslash path)."""
-    names = [m.group(1).lower() for m in _COMMAND_POSITION.finditer(command)]
+    unquoted = _QUOTED.sub("''", command)
+    names = [m.group(1).lower() for m in _COMMAND_POSITION.finditer(unquoted)]
     if names and is_wrapper(names[0]):
         return False  # the POSIX reading of the line unwraps it just as well
-    if any(_CMDLET.match(name) for name in names):
+    if any((m := _CMDLET.match(name)) and m.group(1) in _VERBS for name in names):
         return True
     if not windows_cwd:
         return False

@@ -446,6 +446,18 @@ def test_cmdlets_are_powershell_under_a_posix_cwd_too() -> None:
     assert parse_reads("type a.md", CWD) == []
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        'grep "load\\|voice-feedback" a.md',  # a word-word inside quotes, after a quoted |
+        "pre-commit run && cat a.md",  # a POSIX command spelt word-word
+        "git-lfs ls-files; cat a.md",
+    ],
+)
+def test_word_word_is_not_a_cmdlet(command: str) -> None:
+    assert [r.path for r in parse_reads(command, CWD)] == ["/w/a.md"]
+
+
 def test_windows_paths_are_one_spelling() -> None:
     spellings = ["C:\\Src\\A.md", "c:/src/a.md", "C:\\src\\lib\\..\\A.MD", "c:\\SRC\\.\\a.md"]
     assert {parse_reads(f"Get-Content '{p}'", WIN)[0].path for p in spellings} == {"c:/src/a.md"}
