@@ -48,8 +48,11 @@ import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.interventions import interventions
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
+
+__all__ = ["VERDICTS", "effect_document", "interventions", "lesson_effects", "verdict"]
 
 VERDICTS = ("helps", "not holding", "not surfaced", "costs more than it saves",
             "retire candidate", "insufficient evidence")  # fmt: skip
@@ -262,3 +265,41 @@ def _costs(
             per_week = float(row["tokens"] or 0) / weeks if weeks else 0.0
             out[key] = (out.get(key, (0.0, 0.0))[0], per_week)
     return out
+
+
+def effect_document(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    thresholds: Mapping[str, float] | None = None,
+) -> dict[str, Any]:
+    """The ``effect --json`` document: per base, its lessons and its interventions.
+
+    ``{"schema": "lessons-analytics/effect/1", "generated_at", "bases": [{"base",
+    "lessons": [lesson_effects rows], "interventions": [interventions rows],
+    "by_verdict": {verdict: lessons}}], "totals": {"lessons", "interventions",
+    "by_verdict"}}``; every verdict word is a key of ``by_verdict``, zero or not.
+    """
+    lessons = _grouped(lesson_effects(con, filters, thresholds))
+    changes = _grouped(interventions(con, filters, thresholds))
+    out: list[dict[str, Any]] = []
+    for base in metrics.known_bases(con, filters):
+        rows = lessons.get(base, [])
+        out.append({"base": base, "lessons": rows, "interventions": changes.get(base, []),
+                    "by_verdict": _by_verdict(rows)})  # fmt: skip
+    every = [row for entry in out for row in entry["lessons"]]
+    document = metrics.envelope("effect", out)
+    document["totals"] = {"lessons": len(every),
+                          "interventions": sum(len(e["interventions"]) for e in out),
+                          "by_verdict": _by_verdict(every)}  # fmt: skip
+    return document
+
+
+def _grouped(frame: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in frame.to_dicts():
+        out.setdefault(row.pop("base_root"), []).append(row)
+    return out
+
+
+def _by_verdict(rows: list[dict[str, Any]]) -> dict[str, int]:
+    return {word: sum(1 for row in rows if row["verdict"] == word) for word in VERDICTS}
