@@ -177,3 +177,16 @@ def test_base_filter(con: duckdb.DuckDBPyConnection) -> None:
 def test_missing_warehouse_is_a_clean_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--db", str(tmp_path / "none.duckdb"), "effect"])
     assert result.exit_code == 1
+
+
+def test_stats_sign_helped_disagrees(world: tuple[es.EffectScenario, Path]) -> None:
+    # L-0001 says helped: false but helps; L-0003 says helped: true but does not hold;
+    # L-0002/L-0004/L-0005 say null: no contradiction
+    result = CliRunner().invoke(
+        cli, ["--db", str(world[1]), "stats", str(world[0].base), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    (entry,) = orjson.loads(result.output)["bases"]
+    (sign,) = [s for s in entry["signs"] if s["name"] == "helped-disagrees"]
+    assert sign == {"name": "helped-disagrees", "value": 2, "threshold": None, "fired": True,
+                    "lessons": ["L-0001", "L-0003"]}  # fmt: skip
