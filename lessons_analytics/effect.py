@@ -17,11 +17,12 @@ recalled minus unrecalled rate, ``recall_p_value`` one-sided: recalled is lower)
 
 The verdict, first rule that holds:
 
-1. ``costs more than it saves``: the lesson's ritual (hours a week) or body reads (tokens
-   a week) pass the costly-ritual / costly-body thresholds of ``stats`` and exceed what
-   the hits it avoids are worth (``hours_per_hit``, ``tokens_per_hit`` per avoided hit),
-   even crediting it with the most favourable end of the interval: avoided hits a week =
-   ``max(0, -diff_lo) * exposed_after / weeks_after``. Needs both periods.
+1. ``costs more than it saves``: the lesson's ritual (session hours a week, as ``cost``
+   measures it) or its body reads (tokens a week, as ``bodies``) exceed what the hits it
+   avoids are worth (``hours_per_hit``, ``tokens_per_hit`` per avoided hit), even crediting
+   it with the most favourable end of the interval: avoided hits a week =
+   ``max(0, -diff_lo) * exposed_after / weeks_after``. Needs both periods. No size floor:
+   a small cost that buys nothing still costs more than it saves.
 2. ``helps``: at least ``sessions_needed`` exposed sessions after activation, the rate
    fell (``p_value < effect_alpha``) and the interval of the difference excludes 0.
 3. ``retire candidate``: active now, no hit in the last ``retire_window_days`` days of
@@ -168,10 +169,8 @@ def _costs_more(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, st
     avoided = row["avoided_hits_per_week_max"]
     if avoided is None:
         return None
-    over_hours = hours > t["costly_ritual_hours_per_week"] and hours > avoided * t["hours_per_hit"]
-    over_tokens = (
-        tokens > t["costly_body_tokens_per_week"] and tokens > avoided * t["tokens_per_hit"]
-    )
+    over_hours = hours > avoided * t["hours_per_hit"]
+    over_tokens = tokens > avoided * t["tokens_per_hit"]
     if not (over_hours or over_tokens):
         return None
     spent = f"{hours:.1f} h" if over_hours else f"{tokens:,.0f} tokens"
