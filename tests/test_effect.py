@@ -182,11 +182,43 @@ def test_missing_warehouse_is_a_clean_error(tmp_path: Path) -> None:
 def test_stats_sign_helped_disagrees(world: tuple[es.EffectScenario, Path]) -> None:
     # L-0001 says helped: false but helps; L-0003 says helped: true but does not hold;
     # L-0002/L-0004/L-0005 say null: no contradiction
-    result = CliRunner().invoke(
-        cli, ["--db", str(world[1]), "stats", str(world[0].base), "--json"]
-    )
+    result = CliRunner().invoke(cli, ["--db", str(world[1]), "stats", str(world[0].base), "--json"])
     assert result.exit_code == 0, result.output
     (entry,) = orjson.loads(result.output)["bases"]
     (sign,) = [s for s in entry["signs"] if s["name"] == "helped-disagrees"]
     assert sign == {"name": "helped-disagrees", "value": 2, "threshold": None, "fired": True,
                     "lessons": ["L-0001", "L-0003"]}  # fmt: skip
+
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "real"
+
+
+@pytest.mark.real
+@pytest.mark.skipif(not REAL.is_dir(), reason="real corpus not present")
+def test_real_warehouse_without_bases_is_an_empty_answer(tmp_path: Path) -> None:
+    db = tmp_path / "real.duckdb"
+    ingest(db, [REAL])
+    # independent count: no LESSONS/ folder stands above any working directory of the corpus
+    cwds = {
+        json_line["cwd"]
+        for path in REAL.rglob("*.jsonl")
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if line.strip().startswith("{") and '"cwd"' in line
+        for json_line in [_loads(line)]
+        if isinstance(json_line, dict) and isinstance(json_line.get("cwd"), str)
+    }
+    folders = {parent for c in cwds for parent in [Path(c), *Path(c).parents]}
+    assert cwds and not any((folder / "LESSONS").is_dir() for folder in folders)
+    result = CliRunner().invoke(cli, ["--db", str(db), "effect", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = orjson.loads(result.output)
+    assert doc["bases"] == []
+    assert doc["totals"] == {"lessons": 0, "interventions": 0,
+                             "by_verdict": dict.fromkeys(VERDICTS, 0)}  # fmt: skip
+
+
+def _loads(line: str) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
