@@ -222,3 +222,35 @@ def _loads(line: str) -> Any:
         return orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
+
+
+DEMO_ATLAS = {  # lesson: (verdict, hits_before, exposed_before, hits_after, exposed_after)
+    "L-0001": ("not holding", 0, 0, 10, 105),
+    "L-0002": ("retire candidate", 0, 0, 0, 105),
+    "L-0003": ("not holding", 0, 0, 3, 105),
+    "L-0004": ("not surfaced", 0, 0, 4, 105),
+    "L-0005": ("insufficient evidence", 1, 26, 1, 79),
+    "L-0006": ("helps", 16, 38, 1, 67),
+    "L-0012": ("costs more than it saves", 1, 65, 1, 40),
+}
+
+
+def test_demo_shows_every_verdict(tmp_path: Path) -> None:
+    from lessons_analytics.demo import build_demo
+
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "demo.duckdb"
+    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    con = warehouse.connect(db, read_only=True)
+    try:
+        rows = lesson_effects(con, Filters()).to_dicts()
+    finally:
+        con.close()
+    atlas = {r["lesson_id"]: r for r in rows if r["base_root"].endswith("/atlas/LESSONS")}
+    got = {
+        lid: (r["verdict"], r["hits_before"], r["exposed_before"], r["hits_after"],
+              r["exposed_after"])
+        for lid, r in atlas.items() if lid in DEMO_ATLAS
+    }  # fmt: skip
+    assert got == DEMO_ATLAS
+    assert {r["verdict"] for r in atlas.values()} == set(VERDICTS)
