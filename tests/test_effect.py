@@ -254,3 +254,20 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     }  # fmt: skip
     assert got == DEMO_ATLAS
     assert {r["verdict"] for r in atlas.values()} == set(VERDICTS)
+
+
+def test_evidence_rows_make_the_counts(con: duckdb.DuckDBPyConnection) -> None:
+    from lessons_analytics.effect import effect_evidence
+
+    rows = effect_evidence(con, Filters()).to_dicts()
+    l3 = [r for r in rows if r["lesson_id"] == "L-0003" and r["period"] == "after"]
+    assert sum(r["is_hit"] and r["is_recalled"] for r in l3) == 8  # recalled_hits
+    assert sum(r["is_recalled"] for r in l3) == 10  # recalled_sessions
+    assert sum(r["is_hit"] and not r["is_recalled"] for r in l3) == 8  # unrecalled_hits
+    first = next(r for r in l3 if r["session_id"] == es.sid(40))
+    # s40: the body Read is the prompt (line 1) then the call (line 2); the hit is the
+    # journal's line for s40 (after the 20 before-activation lines)
+    assert first["recall_line"] == 2 and first["transcript_file"].endswith(f"{es.sid(40)}.jsonl")
+    assert first["journal_file"].endswith("L-0003.md")
+    l1_before = [r for r in rows if r["lesson_id"] == "L-0001" and r["period"] == "before"]
+    assert len(l1_before) == 20 and all(r["is_hit"] for r in l1_before)
