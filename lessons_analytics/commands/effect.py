@@ -42,8 +42,8 @@ def effect_cmd(
                                 ["lesson", "status", "before", "after", "diff (95 %)", "p",
                                  "needed", "recalled", "not recalled", "verdict"]))  # fmt: skip
         if entry["interventions"]:
-            click.echo(render.table([_change_row(r) for r in entry["interventions"]],
-                                    ["commit", "day", "kinds", "group", "coverage",
+            click.echo(render.table([_group_row(g) for g in _groups(entry["interventions"])],
+                                    ["group", "commits", "days", "kinds", "coverage",
                                      "blind", "hit rate"]))  # fmt: skip
         click.echo("")
     if not doc["bases"]:
@@ -72,13 +72,26 @@ def _lesson_row(row: dict[str, Any]) -> list[Any]:
             f"{row['unrecalled_hits']}/{row['unrecalled_sessions']}", row["verdict"]]  # fmt: skip
 
 
-def _change_row(row: dict[str, Any]) -> list[Any]:
+def _groups(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Changes of one group share their numbers: the table shows each group once."""
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(row["group_id"], []).append(row)
+    return list(groups.values())
+
+
+def _group_row(group: list[dict[str, Any]]) -> list[Any]:
+    row, last = group[0], group[-1]
+
     def side(num: str, den: str) -> str:
         return f"{row[num + '_before']}/{row[den + '_before']} -> {row[num + '_after']}/" + str(
             row[den + "_after"]
         )
 
-    group = f"{row['group_id']}{' (confounded)' if row['confounded'] else ''}"
-    return [row["commit"][:7], row["committed_at"].date().isoformat(), ", ".join(row["kinds"]),
-            group, side("recalled", "sessions"), side("blind", "reading_index"),
-            side("hit_sessions", "sessions")]  # fmt: skip
+    kinds = sorted({kind for change in group for kind in change["kinds"]})
+    days = row["committed_at"].date().isoformat()
+    if last["committed_at"].date() != row["committed_at"].date():
+        days += f" .. {last['committed_at'].date().isoformat()}"
+    commits = f"{len(group)}{' (confounded)' if row['confounded'] else ''}"
+    return [row["group_id"], commits, days, ", ".join(kinds), side("recalled", "sessions"),
+            side("blind", "reading_index"), side("hit_sessions", "sessions")]  # fmt: skip
