@@ -312,3 +312,47 @@ def test_verdict_needs_the_sessions_the_test_needs() -> None:
     few = _row(exposed_after=20, hits_after=10, unrecalled_hits=10, sessions_still_needed=3)
     word, reason = verdict(few, THRESHOLDS)
     assert word == "insufficient evidence" and "3 more" in reason
+
+
+def test_deleted_lesson_and_prompt_files(tmp_path: Path) -> None:
+    from basebuilder import index_text, lesson_text, make_base
+
+    project = tmp_path / "p"
+    base = make_base(
+        project,
+        lessons={"L-0001.md": lesson_text("L-0001"),
+                 "L-0002-hook-order.md": lesson_text("L-0002", status="candidate")},
+        index=index_text(active=["L-0001"], candidates=["L-0002"]),
+        when="2026-10-01T09:00:00Z",
+        commits=[
+            ("2026-10-02T09:00:00Z", {"agents/lesson-scout.md": "find the lessons\n"}),
+            ("2026-10-03T09:00:00Z", {"LESSONS/L-0001.md": None}),
+            ("2026-10-04T09:00:00Z", {"src/hooks.py": "x = 1\n", "src/main.py": "y = 2\n"}),
+            ("2026-10-05T09:00:00Z", {"LESSONS/L-0002-hook-order.md":
+                                      lesson_text("L-0002", status="active")}),
+        ],
+    )  # fmt: skip
+    db = tmp_path / "w.duckdb"
+    ingest(db, [], [base])
+    con = warehouse.connect(db, read_only=True)
+    try:
+        changes = con.execute(
+            "select committed_at::date::varchar, kind, detail from fct_base_changes"
+            " order by committed_at, kind, detail"
+        ).fetchall()
+        ends = con.execute(
+            "select lesson_id, activated_at::date::varchar, deactivated_at::date::varchar"
+            " from dim_lesson_activations order by lesson_id"
+        ).fetchall()
+    finally:
+        con.close()
+    root = str(project.resolve())
+    assert changes == [
+        ("2026-10-01", "promote", "L-0001"),  # born active
+        ("2026-10-02", "prompt", f"{root}/agents/lesson-scout.md"),
+        ("2026-10-03", "retire", "L-0001"),  # its file deleted
+        ("2026-10-04", "prompt", f"{root}/src/hooks.py"),  # not src/main.py
+        ("2026-10-05", "promote", "L-0002"),  # "hook" in a lesson's name is not a prompt
+    ]
+    # L-0001 is gone from the files now, so it has no row; L-0002 is active since 10-05
+    assert ends == [("L-0002", "2026-10-05", None)]
