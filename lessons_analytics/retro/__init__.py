@@ -87,7 +87,7 @@ def transcript_signals(
     spawns = query(con, "retro_spawns", **params).to_dicts()
     turns = detect.Turns(texts, pats)
     return [
-        *detect.corrections(texts, pats),
+        *detect.corrections(texts, pats, calls),
         *detect.interrupts(texts, calls, turns, pats),
         *detect.rejections(calls, turns, pats),
         *detect.repeated_failures(calls, pats),

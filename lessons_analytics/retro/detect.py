@@ -19,6 +19,7 @@ from lessons_analytics.retro.patterns import Patterns, any_match
 Row = dict[str, Any]
 _FOLLOW_UP = timedelta(minutes=10)
 _ECHO = timedelta(seconds=60)
+_RESULT_CHARS = 20_000
 _AGENT_TAIL = re.compile(r"\n(?=agentId: [0-9a-f]+)")
 
 
@@ -35,15 +36,17 @@ class Turns:
                 self.by_run[row["agent_run_id"]].append(row)
         self.stamps = {run: [r["ts"] for r in items] for run, items in self.by_run.items()}
 
-    def after(self, run: str | None, ts: datetime | None) -> str | None:
-        """The user's next words in ``run`` within ten minutes after ``ts``, redacted."""
+    def after(
+        self, run: str | None, ts: datetime | None, within: timedelta = _FOLLOW_UP
+    ) -> str | None:
+        """The user's next words in ``run`` within ``within`` after ``ts``, redacted."""
         if run is None or ts is None or run not in self.by_run:
             return None
         index = bisect.bisect_right(self.stamps[run], ts)
         if index >= len(self.by_run[run]):
             return None
         row = self.by_run[run][index]
-        if row["ts"] - ts > _FOLLOW_UP:
+        if row["ts"] - ts > within:
             return None
         body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
         return tx.quote(body) or None
@@ -54,40 +57,139 @@ def _not_human(text: str, pats: Patterns) -> bool:
     return not body.strip() or any_match(pats.not_human, body) is not None
 
 
-def correction_family(text: str, pats: Patterns) -> tuple[str, int] | None:
+def correction_family(
+    text: str, pats: Patterns, after_question: bool = False
+) -> tuple[str, int] | None:
     """The family of the first correcting sentence of a human turn and its offset, or None.
 
-    A sentence with a look-alike ("no problem", "again, thanks!") never counts."""
-    for offset, sentence in tx.sentences(text):
-        if any_match(pats.lookalikes, sentence):
+    Only the user's own words count: quoted reviews, pasted logs and code are blanked
+    first. A sentence with a look-alike ("no problem", "again, thanks!", "the test is
+    wrong") never counts; a turn where the user corrects their own earlier words ("my
+    mistake, the port is 8081") never counts. After a question of the agent, an answer
+    ("no, the other one") is not a correction: the ``answer_families`` do not count."""
+    own = tx.own_words(text, pats.paste_headers)
+    if any_match(pats.self_corrections, own):
+        return None
+    for offset, sentence in tx.sentences(own):
+        if any_match(pats.lookalikes, sentence) or any_match(pats.reported, sentence):
             continue
         for family, patterns in pats.corrections.items():
+            if after_question and family in pats.answer_families:
+                continue
             if any_match(patterns, sentence):
                 return family, offset
     return None
 
 
-def corrections(rows: list[Row], pats: Patterns) -> list[Signal]:
+def asks_question(text: str | None) -> bool:
+    """Whether the agent's words end by asking the user something."""
+    sentences = tx.sentences((text or "").strip())
+    return bool(sentences) and sentences[-1][1].rstrip(" *_`)").endswith("?")
+
+
+# A correction repeats an earlier one of the session when it shares this share of the
+# earlier one's topic words, and at least two of them.
+_REPEAT_SHARE = 0.5
+_AFTER_INTERRUPT = timedelta(minutes=2)
+
+
+def corrections(
+    rows: list[Row], pats: Patterns, interrupts: list[Row] | None = None
+) -> list[Signal]:
+    """Human turns that correct the agent: by their wording, by repeating an earlier
+    correction of the session (wording or not), or by coming right after the user
+    interrupted the agent (the words say why)."""
     out = []
+    earlier: dict[str, list[tuple[set[str], Signal]]] = defaultdict(list)
+    stops = _interrupt_times(rows, interrupts or [], pats)
     for row in rows:
         if not row["is_after_agent"] or _not_human(row["text"], pats):
             continue
         # the quote comes from the human's own words, not the harness tags before them
         body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
         found = correction_family(body, pats)
+        asked = False
+        if found is not None and found[0] in pats.answer_families:
+            # only then is the agent's last text worth reading from its transcript
+            said = last_assistant_text(row.get("prev_agent_file"), row.get("prev_agent_line"))
+            asked = asks_question(said)
+            if asked:
+                found = correction_family(body, pats, after_question=True)
+        own = tx.own_words(body, pats.paste_headers)
+        words = tx.topic_words(own)
+        after_stop = _take_stop(row, stops)
+        repeats = None
+        if found is None and not any_match(pats.self_corrections, own):
+            repeats = _repeated(words, earlier[row["session_id"] or ""])
+            if repeats is not None:
+                found = ("repeat", 0)
+            elif after_stop and not _no_reason(body, pats):
+                found = ("after-interrupt", 0)
         if found is None:
             continue
         family, offset = found
-        out.append(
-            _transcript_signal(
-                row,
-                "correction",
-                ("correction", family),
-                tx.quote(body, offset, pats.quote_chars),
-                detail={"family": family},
-            )
+        detail: dict[str, Any] = {"family": family, "after_question": asked}
+        if repeats is not None:
+            detail["repeats"] = repeats.signal_id
+        signal = _transcript_signal(
+            row,
+            "correction",
+            ("correction", family),
+            tx.quote(body, offset, pats.quote_chars),
+            detail=detail,
         )
+        earlier[row["session_id"] or ""].append((words, signal))
+        out.append(signal)
     return out
+
+
+def _repeated(words: set[str], before: list[tuple[set[str], Signal]]) -> Signal | None:
+    for seen, signal in before:
+        shared = words & seen
+        if len(shared) >= 2 and len(shared) >= _REPEAT_SHARE * len(seen):
+            return signal
+    return None
+
+
+def _interrupt_times(
+    rows: list[Row], calls: list[Row], pats: Patterns
+) -> dict[str, list[datetime]]:
+    out: dict[str, list[datetime]] = defaultdict(list)
+    refused = defaultdict(list)
+    for call in calls:
+        if call["is_rejected"] and call["result_at"] is not None:
+            refused[call["agent_run_id"]].append(call["result_at"])
+    for row in rows:
+        if row["ts"] is None or not any_match(pats.interrupt, row["text"] or ""):
+            continue
+        near = refused.get(row["agent_run_id"], [])
+        if any(timedelta(0) <= row["ts"] - t <= _ECHO for t in near):
+            continue  # the echo of a refused call: what follows is the refusal's reason
+        out[row["agent_run_id"]].append(row["ts"])
+    for call in calls:
+        at = call["result_at"] or call["called_at"]
+        if call["is_interrupt"] and at is not None:
+            out[call["agent_run_id"]].append(at)
+    return out
+
+
+def _take_stop(row: Row, stops: dict[str, list[datetime]]) -> bool:
+    """Whether the turn is the user's first words within two minutes of interrupting the
+    agent (that interrupt is then used up)."""
+    ts, pending = row["ts"], stops.get(row["agent_run_id"], [])
+    hit = [t for t in pending if ts is not None and timedelta(0) < ts - t <= _AFTER_INTERRUPT]
+    for t in hit:
+        pending.remove(t)
+    return bool(hit)
+
+
+def _no_reason(text: str, pats: Patterns) -> bool:
+    body = text.strip()
+    return (
+        not body
+        or any_match(pats.no_reason, body) is not None
+        or all(any_match(pats.lookalikes, s) for _, s in tx.sentences(body))
+    )
 
 
 def _transcript_signal(
@@ -178,57 +280,104 @@ def interrupts(texts: list[Row], calls: list[Row], turns: Turns, pats: Patterns)
     return out
 
 
+_REASON = re.compile(
+    r"the user provided the following reason for the rejection:\s*(.+)", re.I | re.S
+)
+_PLAN_TOOLS = {"ExitPlanMode", "exit_plan_mode"}
+
+
+def rejection_reason(call: Row, turns: Turns, pats: Patterns) -> tuple[str | None, str]:
+    """Why the user refused a call: the reason typed into the refusal, else their next words
+    within two minutes when those say something ("ok", "wait", "продолжай" say nothing);
+    and where it came from (``refusal`` / ``next_turn`` / ``none``)."""
+    match = _REASON.search(call["result_head"] or "")
+    if match and match.group(1).strip():
+        return tx.quote(tx.redacted(match.group(1).strip()), 0, pats.quote_chars), "refusal"
+    after = turns.after(call["agent_run_id"], call["result_at"], _AFTER_INTERRUPT)
+    if after and not _no_reason(after, pats):
+        return after, "next_turn"
+    return None, "none"
+
+
 def rejections(calls: list[Row], turns: Turns, pats: Patterns) -> list[Signal]:
-    return [
-        _call_signal(c, "rejected_tool_use", turns, pats)
-        for c in calls
-        if c["is_rejected"] and not c["is_interrupt"]
-    ]
+    """Refused tool calls that say something went wrong. A permission prompt refused
+    without a reason is the user's choice, not a failure; a declined plan is plan mode
+    working, so it counts only when the user's reason corrects the agent ("no, don't
+    rewrite the pager")."""
+    out = []
+    for call in calls:
+        if not call["is_rejected"] or call["is_interrupt"]:
+            continue
+        reason, source = rejection_reason(call, turns, pats)
+        if reason is None:
+            continue
+        if call["tool_name"] in _PLAN_TOOLS and correction_family(reason, pats) is None:
+            continue
+        signal = _call_signal(call, "rejected_tool_use", turns, pats)
+        signal.context = reason
+        signal.detail.update({"reason": reason, "reason_from": source})
+        out.append(signal)
+    return out
 
 
 # ---------------------------------------------------------------- repeated failures
 
 
+def _failure_head(call: Row) -> str | None:
+    """What failed, as compared within a run and clustered across runs: the program a
+    command runs (``pytest`` for ``uv run pytest tests/a.py -k x``), else the tool (an Edit
+    on any file)."""
+    if call.get("command"):
+        return tx.program(call["command"])
+    if call.get("target_path") or call.get("tool_name"):
+        return str(call["tool_name"] or "tool")
+    return None
+
+
 def repeated_failures(calls: list[Row], pats: Patterns) -> list[Signal]:
-    """One signal per (run, command, error line) that failed ``repeat_min`` times or more."""
+    """One signal per (run, program or tool, kind of error) that failed ``repeat_min`` times
+    or more: retrying with other arguments is still the same failure, the same command
+    failing for another reason is another. The error is read from the whole result in the
+    transcript (the warehouse keeps only its head, often a banner)."""
+    failed = [
+        c for c in calls if c["is_error"] and not c["is_interrupt"] and not c["is_rejected"]
+    ]
+    results = result_texts([(c["result_file"], c["result_line"]) for c in failed])
     groups: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
-    for call in calls:
-        if not call["is_error"] or call["is_interrupt"] or call["is_rejected"]:
+    for call in failed:
+        head = _failure_head(call)
+        if head is None:
             continue
-        if call.get("command"):
-            what = tx.command_norm(call["command"])
-        elif call.get("target_path"):
-            what = f"{call['tool_name']} {call['target_path']}"
-        else:
-            continue
-        error = tx.error_line(call["result_head"])
-        groups[(call["agent_run_id"], what, tx.error_norm(error))].append(call)
+        full = results.get((call["result_file"], call["result_line"])) or call["result_head"]
+        call = {**call, "result_text": full}
+        error = tx.error_line(full)
+        groups[(call["agent_run_id"], head, tx.error_class(error))].append(call)
     out = []
-    for (_, _, _), items in groups.items():
+    for (_, head, error_class), items in groups.items():
         if len(items) < pats.repeat_min:
             continue
         first = items[0]
-        error = tx.error_line(first["result_head"])
-        head = (
-            tx.command_signature(first["command"])
-            if first.get("command")
-            else (f"{first['tool_name']} {Path(first['target_path']).name}")
-        )
-        clean = tx.redacted(first["result_head"])
-        at = clean.find(error) if error else 0
+        error = tx.error_line(first["result_text"])
+        clean = tx.redacted(first["result_text"])
+        at = clean.find(tx.redacted(error)) if error else 0
         detail = _call_detail(first)
         detail.update(
             {
+                "program": head,
                 "count": len(items),
                 "error_line": tx.one_line(tx.redacted(error), 200),
-                "error_class": tx.error_class(error),
+                "error_class": error_class,
+                "variants": sorted(
+                    {tx.one_line(tx.redacted(c.get("command") or c.get("target_path") or ""), 120)
+                     for c in items}
+                ),
                 "occurrences": [f"{c['result_file']}:{c['result_line']}" for c in items],
             }
         )
         out.append(
             Signal(
                 kind="repeated_failure",
-                mechanism=("repeated_failure", head, tx.error_class(error)),
+                mechanism=("repeated_failure", head, error_class),
                 quote=tx.quote(clean, max(at, 0), pats.quote_chars),
                 session_id=first["session_id"],
                 agent_run_id=first["agent_run_id"],
@@ -281,6 +430,52 @@ def _is_reviewer(row: Row, pats: Patterns) -> bool:
     return any_match(pats.reviewers, " \n".join(w for w in words if isinstance(w, str))) is not None
 
 
+def result_texts(wanted: list[tuple[str | None, int | None]]) -> dict[tuple[str, int], str]:
+    """The tool-result text of each (file, line), reading every file once; lines that cannot
+    be read are left out (the caller falls back to the warehouse's head)."""
+    by_file: dict[str, set[int]] = defaultdict(set)
+    for path, line in wanted:
+        if path and line:
+            by_file[path].add(line)
+    out: dict[tuple[str, int], str] = {}
+    for path, lines in by_file.items():
+        try:
+            with open(path, "rb") as handle:
+                for number, raw in enumerate(handle, start=1):
+                    if number in lines:
+                        text = _result_text(raw)
+                        if text:
+                            out[(path, number)] = text
+                    if number >= max(lines):
+                        break
+        except OSError:
+            continue
+    return out
+
+
+def _result_text(raw: bytes) -> str | None:
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    holder = record.get("message") or record.get("payload") or {}
+    if not isinstance(holder, dict):
+        return None
+    if isinstance(holder.get("output"), str):  # Codex function_call_output
+        return str(holder["output"])[:_RESULT_CHARS]
+    parts: list[str] = []
+    for block in holder.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            inner = block.get("content")
+            if isinstance(inner, str):
+                parts.append(inner)
+            elif isinstance(inner, list):
+                parts += [b["text"] for b in inner if isinstance(b, dict) and "text" in b]
+    return "\n".join(parts)[:_RESULT_CHARS] or None
+
+
 def last_assistant_text(path: str | None, line: int | None) -> str | None:
     """The text blocks of one transcript line (the subagent's final answer), if readable."""
     if not path or not line:
@@ -295,11 +490,19 @@ def last_assistant_text(path: str | None, line: int | None) -> str | None:
                 return None
     except (OSError, orjson.JSONDecodeError):
         return None
-    content = (record.get("message") or {}).get("content") if isinstance(record, dict) else None
+    if not isinstance(record, dict):
+        return None
+    # Claude Code: message.content; Codex: payload.content (output_text blocks)
+    holder = record.get("message") or record.get("payload") or {}
+    content = holder.get("content") if isinstance(holder, dict) else None
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        parts = [
+            b.get("text")
+            for b in content
+            if isinstance(b, dict) and b.get("type") in ("text", "output_text")
+        ]
         return "\n".join(p for p in parts if isinstance(p, str)) or None
     return None
 
@@ -313,6 +516,21 @@ def _verdict(row: Row) -> tuple[str | None, str | None, int | None]:
     return text, row.get("last_agent_file"), row.get("last_agent_line")
 
 
+def verdict_of(head: str, pats: Patterns) -> tuple[bool, bool]:
+    """(rejected, accepted) for a reviewer's answer: whichever verdict it states first wins,
+    so "APPROVE. Nit: the docstring needs changes later" is an approval."""
+    reject = _first(pats.reject, head)
+    accept = _first(pats.accept, head)
+    if reject is not None and (accept is None or reject < accept):
+        return True, False
+    return False, accept is not None
+
+
+def _first(patterns: list[re.Pattern[str]], text: str) -> int | None:
+    starts = [m.start() for p in patterns if (m := p.search(text))]
+    return min(starts) if starts else None
+
+
 def gate_rejections(spawns: list[Row], pats: Patterns) -> list[Signal]:
     """Reviewer or gate subagents whose verdict returns the work, with the time the rework
     loop took: to the next accepting review in the session, or to the session's end."""
@@ -321,9 +539,7 @@ def gate_rejections(spawns: list[Row], pats: Patterns) -> list[Signal]:
         if not _is_reviewer(row, pats):
             continue
         verdict, file, line = _verdict(row)
-        head = (verdict or "")[:400]
-        rejected = any_match(pats.reject, head) is not None
-        accepted = not rejected and any_match(pats.accept, head) is not None
+        rejected, accepted = verdict_of((verdict or "")[:400], pats)
         reviews.append((row, verdict, file, line, rejected, accepted))
     out = []
     for i, (row, verdict, file, line, rejected, _) in enumerate(reviews):

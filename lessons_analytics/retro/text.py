@@ -107,29 +107,209 @@ def command_signature(command: str, words: int = 3) -> str:
     return " ".join(kept) or norm[:40]
 
 
+_BANNER = re.compile(r"^([=_*#~-]{3,}.*|.*[=_*#~-]{3,}|WARN(ING)?\b.*|warning:.*)$")
+# pytest's own summary lines name the failure better than the first line that says "error"
+_PYTEST = re.compile(r"^(E\s{2,}\S.*|FAILED \S.*|ERROR \S.* - .*)$")
+_RAISED = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt|Warning)\b:?")
+_SUMMARY = re.compile(r"^=+ .*\b(failed|errors?|no tests ran)\b.* =+$", re.IGNORECASE)
+
+
 def error_line(result: str | None) -> str:
-    """The first line of a failed call's output that says what went wrong (else the first
-    line), without the runtime's ``Exit code N`` line."""
+    """The line of a failed call's output that says what went wrong: pytest's ``E``/
+    ``FAILED`` line, else the first line with an error word, else the first line that is
+    not a banner (``=== test session starts ===``, a ``WARN``), never the runtime's
+    ``Exit code N`` line."""
     lines = [line.strip() for line in (result or "").splitlines()]
     lines = [line for line in lines if line and not _EXIT_LINE.match(line)]
+    if any(line.startswith("Traceback (most recent call last)") for line in lines):
+        # a Python traceback names its error on its last line
+        raised = [line for line in lines if _RAISED.match(line)]
+        if raised:
+            return raised[-1]
+    for pattern in (_PYTEST, _SUMMARY):
+        for line in lines:
+            if pattern.match(line):
+                return line
     for line in lines:
-        if _ERROR_LINE.search(line):
+        if _ERROR_LINE.search(line) and not _BANNER.match(line):
             return line
-    return lines[0] if lines else ""
+    plain = [line for line in lines if not _BANNER.match(line)]
+    return (plain or lines or [""])[0]
 
 
 def error_norm(line: str) -> str:
     return _NUMBER.sub("#", _HEX.sub("<sha>", _SPACES.sub(" ", line))).strip()[:160]
 
 
+_PATHISH = re.compile(r"\(?[\w.~-]*(?:[/\\][\w.~:-]*)+\)?")
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+_TAG = re.compile(r"</?[A-Za-z_][\w-]*>")
+
+
 def error_class(line: str) -> str:
     """A short name for a kind of failure: an exception name, a well-known errno phrase, or
-    the first words of the error line."""
+    the first words of the error line with paths, quoted names and numbers masked (the same
+    failure on another file or version is the same kind)."""
     match = _ERROR_CLASS.search(line)
     if match:
         return match.group(1)
     match = _ERRNO.search(line)
     if match:
         return match.group(1).lower()
+    line = _TAG.sub(" ", line)
+    line = _QUOTED.sub("<name>", _PATHISH.sub("<path>", line))
     words = error_norm(line.strip(" =-_*#>")).split()
-    return " ".join(words[:6]) or "error"
+    return " ".join(words[:6]).lower() or "error"
+
+
+# ---------------------------------------------------------------- someone else's words
+
+_FENCE = re.compile(r"^\s*(```|~~~).*?(^\s*(```|~~~)[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+_BLOCKQUOTE = re.compile(r"^\s*>.*$", re.MULTILINE)
+_INLINE_QUOTE = re.compile(r"«[^»\n]{3,}»|“[^”\n]{3,}”|\"[^\"\n]{3,}\"")
+
+
+def _blank(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
+
+
+def own_words(text: str, paste_headers: list[re.Pattern[str]]) -> str:
+    """``text`` with what the user quotes rather than says blanked out (same length, so
+    offsets still point into the original): fenced code, ``>`` quote lines, inline quotes,
+    and the lines after a line introducing a paste ("Here is the review:") up to a blank
+    line."""
+    text = _FENCE.sub(_blank, text)
+    text = _BLOCKQUOTE.sub(_blank, text)
+    text = _INLINE_QUOTE.sub(_blank, text)
+    out: list[str] = []
+    pasting = False
+    for line in text.split("\n"):
+        if pasting and line.strip():
+            out.append(" " * len(line))
+            continue
+        pasting = any(p.search(line) for p in paste_headers)
+        out.append(line)
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- commands
+
+# Wrappers that run another program: the program they run is the one that failed.
+_WRAPPERS = {
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("pnpm", "exec"),
+    ("npm", "exec"),
+    ("bundle", "exec"),
+    ("hatch", "run"),
+    ("pdm", "run"),
+}
+_SINGLE_WRAPPERS = {"sudo", "env", "time", "npx", "bunx", "nohup", "command", "exec", "xargs"}
+
+
+def program(command: str) -> str:
+    """The program a command runs, without wrappers and paths: ``cd x && uv run pytest -q``
+    is ``pytest``, ``python -m mypy`` is ``mypy``, ``/usr/bin/which python3`` is ``which``."""
+    norm = command_norm(command.strip().splitlines()[0] if command.strip() else command)
+    first = re.split(r"\s*(?:&&|\|\||;|\|)\s*", norm, maxsplit=1)[0]
+    try:
+        tokens = shlex.split(first)
+    except ValueError:
+        tokens = first.split()
+    tokens = [t for t in tokens if "=" not in t or t.startswith("-")]
+    while tokens:
+        head = tokens[0].rsplit("/", 1)[-1]
+        if len(tokens) > 1 and (head, tokens[1]) in _WRAPPERS:
+            tokens = [t for t in tokens[2:] if not t.startswith("-")] or tokens[1:]
+        elif head in _SINGLE_WRAPPERS and len(tokens) > 1:
+            tokens = tokens[1:]
+            while len(tokens) > 1 and tokens[0].startswith("-"):
+                tokens = tokens[1:]
+        elif re.fullmatch(r"python[\d.#]*", head) and len(tokens) > 2 and tokens[1] == "-m":
+            tokens = tokens[2:]
+        else:
+            return head or norm[:40]
+    return norm[:40]
+
+
+# ---------------------------------------------------------------- what a signal is about
+
+_TOKEN = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+# Words that say a correction happened, not what it was about.
+_MARKERS = """
+told asked said wrong again still broken broke forgot missed ignored skipped stop don
+not never why did you your please just only also now then first before after thing
+the and for with that this from into but are was were has have had its all any can does
+done than them they there here what when which who how should would could been being
+one two use used run ran make made agent user instead every time same other way
+request interrupted tool doesn want proceed rejected reason rejection provided following
+говорил просил сказал писал опять снова неправильно неверно зачем стоп надо нужно
+это как что так нет для или уже еще ещё она они его меня мне тебя все всё там тут
+потом сначала теперь тоже ведь же нас вас нам вам был была было были только
+need needs think want wants using even actually maybe sure know keep try get got set let
+see look looks like love really much more less some something thing things work works
+way ways good bad new old yes okay can't won't isn't doesn't let's i'd i'm it's we're
+html json yaml toml tsx jsx css txt
+хочу надо можно нужно давай может просто очень сейчас
+"""
+_MARKER_WORDS = frozenset(_MARKERS.split())
+# A few coding words in Russian, to their English stem, so that the same mechanism told in
+# either language shares words ("перепиши весь файл" / "rewrite the whole file").
+_GLOSSARY = {
+    "файл": "file",
+    "тест": "test",
+    "коммит": "commi",
+    "закоммит": "commi",
+    "ветк": "branc",
+    "миграц": "migra",
+    "перепис": "rewri",
+    "весь": "whole",
+    "цели": "whole",
+    "удал": "delet",
+    "сборк": "build",
+    "собер": "build",
+    "провер": "check",
+    "зависимост": "depen",
+    "конфиг": "confi",
+    "пуст": "empty",
+    "пуш": "push",
+    "запуш": "push",
+    "релиз": "relea",
+    "импорт": "impor",
+    "функци": "funct",
+    "документац": "docum",
+}
+
+
+WORD = _TOKEN
+
+
+def stem_of(word: str) -> str:
+    """The topic stem of one lower-case word."""
+    return _stem(word)
+
+
+def _stem(word: str) -> str:
+    for prefix, stem in _GLOSSARY.items():
+        if word.startswith(prefix):
+            return stem
+    return word[:5]
+
+
+_PATH_TOKEN = re.compile(r"(?:[\w.~-]*/)+([\w.-]*)")
+
+
+def without_dirs(text: str) -> str:
+    """Paths reduced to their last part: the directories say where, not what."""
+    return _PATH_TOKEN.sub(lambda m: m.group(1), text)
+
+
+def topic_words(text: str) -> set[str]:
+    """The stems of what ``text`` is about: words of three letters or more that do not just
+    mark a correction, cut to five letters, Russian coding words mapped to English."""
+    out = set()
+    for word in _TOKEN.findall(text.lower()):
+        if len(word) >= 3 and word not in _MARKER_WORDS:
+            out.add(_stem(word))
+    return out
