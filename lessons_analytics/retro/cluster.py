@@ -312,8 +312,8 @@ def describe(cluster: Cluster) -> tuple[str, str]:
         return (
             f"{command}{others} failing repeatedly: "
             f"{tx.one_line(d.get('error_line') or '', 90)}",
-            f"{command} failed the same way {max(counts)} times in one run before the agent "
-            "fixed the cause instead of retrying",
+            f"the agent ran {command} {max(counts)} times in one run and it failed the same "
+            "way each time: the cause was not looked for before retrying",
         )
     if cluster.kind == "gate_rejection":
         times = [s.detail["rework_s"] for s in items if s.detail.get("rework_s") is not None]

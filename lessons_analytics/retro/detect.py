@@ -49,7 +49,7 @@ class Turns:
         if row["ts"] - ts > within:
             return None
         body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
-        return tx.quote(body) or None
+        return tx.quote(tx.after_wrapper(body)) or None
 
 
 def _not_human(text: str, pats: Patterns) -> bool:
@@ -107,6 +107,7 @@ def corrections(
             continue
         # the quote comes from the human's own words, not the harness tags before them
         body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
+        body = tx.after_wrapper(body)
         found = correction_family(body, pats)
         asked = False
         if found is not None and found[0] in pats.answer_families:
@@ -119,7 +120,7 @@ def corrections(
         words = tx.topic_words(own)
         after_stop = _take_stop(row, stops)
         repeats = None
-        if found is None and not any_match(pats.self_corrections, own):
+        if found is None and not any_match(pats.self_corrections, own) and _short(own):
             repeats = _repeated(words, earlier[row["session_id"] or ""])
             if repeats is not None:
                 found = ("repeat", 0)
@@ -141,6 +142,14 @@ def corrections(
         earlier[row["session_id"] or ""].append((words, signal))
         out.append(signal)
     return out
+
+
+# A repeated correction is a short reply; a long turn sent twice is a re-sent prompt.
+_REPEAT_CHARS = 500
+
+
+def _short(text: str) -> bool:
+    return 0 < len(text.strip()) <= _REPEAT_CHARS
 
 
 def _repeated(words: set[str], before: list[tuple[set[str], Signal]]) -> Signal | None:
@@ -288,13 +297,18 @@ _PLAN_TOOLS = {"ExitPlanMode", "exit_plan_mode"}
 
 def rejection_reason(call: Row, turns: Turns, pats: Patterns) -> tuple[str | None, str]:
     """Why the user refused a call: the reason typed into the refusal, else their next words
-    within two minutes when those say something ("ok", "wait", "продолжай" say nothing);
-    and where it came from (``refusal`` / ``next_turn`` / ``none``)."""
+    within two minutes when those say something ("ok", "wait", "продолжай" say nothing, a
+    question asks); and where it came from (``refusal`` / ``next_turn`` / ``none``)."""
     match = _REASON.search(call["result_head"] or "")
     if match and match.group(1).strip():
         return tx.quote(tx.redacted(match.group(1).strip()), 0, pats.quote_chars), "refusal"
     after = turns.after(call["agent_run_id"], call["result_at"], _AFTER_INTERRUPT)
-    if after and not _no_reason(after, pats):
+    # a question back ("do you know what speckit is?") asks, it does not give a reason
+    if (
+        after
+        and not _no_reason(after, pats)
+        and (not asks_question(after) or correction_family(after, pats) is not None)
+    ):
         return after, "next_turn"
     return None, "none"
 
@@ -323,6 +337,9 @@ def rejections(calls: list[Row], turns: Turns, pats: Patterns) -> list[Signal]:
 # ---------------------------------------------------------------- repeated failures
 
 
+_SEARCHES = {"grep", "rg", "ag", "ack", "egrep", "fgrep", "test", "[", "diff", "cmp"}
+
+
 def _failure_head(call: Row) -> str | None:
     """What failed, as compared within a run and clustered across runs: the program a
     command runs (``pytest`` for ``uv run pytest tests/a.py -k x``), else the tool (an Edit
@@ -349,6 +366,8 @@ def repeated_failures(calls: list[Row], pats: Patterns) -> list[Signal]:
         if head is None:
             continue
         full = results.get((call["result_file"], call["result_line"])) or call["result_head"]
+        if head in _SEARCHES and not tx.error_line(full):
+            continue  # a search finding nothing exits 1: an answer, not a failure
         call = {**call, "result_text": full}
         error = tx.error_line(full)
         groups[(call["agent_run_id"], head, tx.error_class(error))].append(call)

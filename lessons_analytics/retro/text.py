@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 
@@ -13,7 +14,9 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _SPACES = re.compile(r"\s+")
 _HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_EXIT_LINE = re.compile(r"^(Exit code \d+|Process exited with code \d+|Wall time:.*)$", re.I)
+_EXIT_LINE = re.compile(
+    r"^(Exit code:? \d+|Process exited with code \d+|Wall time:.*|Output:)$", re.I
+)
 _ERROR_LINE = re.compile(
     r"(error|failed|failure|fatal|exception|traceback|not found|no such|denied|cannot|"
     r"can't|refused|invalid|ошибк|не найден)",
@@ -74,8 +77,13 @@ def sentences(text: str) -> list[tuple[int, str]]:
     return [(offset, s) for offset, s in out if s.strip()]
 
 
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def one_line(text: str | None, limit: int = 120) -> str:
-    flat = _SPACES.sub(" ", text or "").strip()
+    """``text`` on one line for a reader: spaces collapsed, terminal escapes and control
+    characters dropped, cut at ``limit`` with ``…``."""
+    flat = _SPACES.sub(" ", _CONTROL.sub("", text or "")).strip()
     return flat if len(flat) <= limit else flat[: limit - 1] + ELLIPSIS
 
 
@@ -114,12 +122,26 @@ _RAISED = re.compile(r"^[\w.]*(Error|Exception|Exit|Interrupt|Warning)\b:?")
 _SUMMARY = re.compile(r"^=+ .*\b(failed|errors?|no tests ran)\b.* =+$", re.IGNORECASE)
 
 
+def tool_output(result: str | None) -> str:
+    """A tool result as the program printed it: Codex wraps shell output in a JSON object
+    (``{"output": "...", "metadata": {...}}``)."""
+    text = result or ""
+    if text.lstrip().startswith('{"output"'):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(value, dict) and isinstance(value.get("output"), str):
+            return str(value["output"])
+    return text
+
+
 def error_line(result: str | None) -> str:
     """The line of a failed call's output that says what went wrong: pytest's ``E``/
     ``FAILED`` line, else the first line with an error word, else the first line that is
     not a banner (``=== test session starts ===``, a ``WARN``), never the runtime's
     ``Exit code N`` line."""
-    lines = [line.strip() for line in (result or "").splitlines()]
+    lines = [line.strip() for line in tool_output(result).splitlines()]
     lines = [line for line in lines if line and not _EXIT_LINE.match(line)]
     if any(line.startswith("Traceback (most recent call last)") for line in lines):
         # a Python traceback names its error on its last line
@@ -170,14 +192,42 @@ _INLINE_QUOTE = re.compile(r"«[^»\n]{3,}»|“[^”\n]{3,}”|\"[^\"\n]{3,}\""
 
 
 def _blank(match: re.Match[str]) -> str:
-    return re.sub(r"[^\n]", " ", match.group(0))
+    return _blank_text(match.group(0))
+
+
+def _blank_text(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+# Codex's IDE wrapper: the user's words follow this line; what comes before is context.
+_REQUEST = re.compile(r"^## My request for Codex:[ \t]*$", re.MULTILINE)
+_HEADING = re.compile(r"^#{1,4} \S", re.MULTILINE)
+# A turn with this many Markdown headings (or one, in a long turn) is a document (a slash
+# command's prompt, a spec), not a reply to the agent.
+DOCUMENT_HEADINGS = 3
+DOCUMENT_CHARS = 2000
+
+
+def after_wrapper(text: str) -> str:
+    """The user's words of a turn that an IDE wrapped in context (Codex's ``# Context from
+    my IDE setup: … ## My request for Codex:``); other turns unchanged."""
+    request = list(_REQUEST.finditer(text))
+    return text[request[-1].end() :].lstrip() if request else text
 
 
 def own_words(text: str, paste_headers: list[re.Pattern[str]]) -> str:
     """``text`` with what the user quotes rather than says blanked out (same length, so
-    offsets still point into the original): fenced code, ``>`` quote lines, inline quotes,
-    and the lines after a line introducing a paste ("Here is the review:") up to a blank
+    offsets still point into the original): an IDE wrapper's context, a whole document
+    (three Markdown headings or more), fenced code, ``>`` quote lines, inline quotes, and
+    the lines after a line introducing a paste ("Here is the review:") up to a blank
     line."""
+    request = list(_REQUEST.finditer(text))
+    if request:
+        cut = request[-1].end()
+        text = _blank_text(text[:cut]) + text[cut:]
+    headings = len(_HEADING.findall(text))
+    if headings >= DOCUMENT_HEADINGS or (headings and len(text) > DOCUMENT_CHARS):
+        return _blank_text(text)
     text = _FENCE.sub(_blank, text)
     text = _BLOCKQUOTE.sub(_blank, text)
     text = _INLINE_QUOTE.sub(_blank, text)
@@ -250,14 +300,22 @@ request interrupted tool doesn want proceed rejected reason rejection provided f
 need needs think want wants using even actually maybe sure know keep try get got set let
 see look looks like love really much more less some something thing things work works
 way ways good bad new old yes okay can't won't isn't doesn't let's i'd i'm it's we're
-html json yaml toml tsx jsx css txt
+html json yaml toml tsx jsx css txt file files path paths command commands stuff trying
+error errors output line lines code script thanks seems seem seemed initial second third
+because about again there their these those where while since until into onto over under
+been being having doing going gone come came take took give gave tell told find found
+show shows call called start started stopped create created added adding should shall
+might must will would could cannot every each other another same different first last
+next still just also even only very really quite already always never sometimes
+think thought know knew want wanted need needed like liked able other everything nothing
+something anything someone people thing things time times part case cases
+файл файлы файла файле
 хочу надо можно нужно давай может просто очень сейчас
 """
 _MARKER_WORDS = frozenset(_MARKERS.split())
 # A few coding words in Russian, to their English stem, so that the same mechanism told in
 # either language shares words ("перепиши весь файл" / "rewrite the whole file").
 _GLOSSARY = {
-    "файл": "file",
     "тест": "test",
     "коммит": "commi",
     "закоммит": "commi",
