@@ -635,14 +635,6 @@ GIT_LABELS = {
 }
 
 
-@dataclass
-class Labelled:
-    """Where each label sits: ``(file name, line)`` for transcripts, ``("git", subject)``."""
-
-    labels: dict[tuple[str, Any], tuple[str, ...]]
-    repo: Path
-
-
 def _at(session: int, step: int) -> str:
     start = datetime(2026, 4, 1, tzinfo=UTC) + timedelta(hours=session)
     return (start + timedelta(seconds=20 * step)).isoformat().replace("+00:00", "Z")
@@ -662,6 +654,14 @@ def _assistant_text(s: ClaudeSession, ts: str, text: str) -> None:
             "usage": {"input_tokens": 10, "output_tokens": 5},
         },
     )
+
+
+# The text each label sits on (filled by build_sessions), to tell English from Russian.
+TEXTS: dict[tuple[str, Any], str] = {}
+
+
+def language(text: str) -> str:
+    return "ru" if any("а" <= ch <= "я" or ch == "ё" for ch in text.lower()) else "en"
 
 
 def _session(folder: Path, number: int, steps: list[Step]) -> dict[int, tuple[str, ...]]:
@@ -709,6 +709,7 @@ def _session(folder: Path, number: int, steps: list[Step]) -> dict[int, tuple[st
                 tur={"stdout": "", "stderr": "", "interrupted": True, "isImage": False},
             )
             line = len(s.lines)
+            TEXTS[(f"{sid}.jsonl", line)] = step[1]
             s._line(
                 "user",
                 ts(),
@@ -740,6 +741,9 @@ def _session(folder: Path, number: int, steps: list[Step]) -> dict[int, tuple[st
             raise ValueError(kind)
         if label is not None:
             labels[len(s.lines)] = label
+            TEXTS[(f"{sid}.jsonl", len(s.lines))] = " ".join(
+                str(p) for p in step[1:-1] if isinstance(p, str)
+            )
     s.write()
     return labels
 
@@ -802,6 +806,7 @@ def build_repo(root: Path) -> Path:
         f'Revert "Revert "cache: add a locale cache""\n\nThis reverts commit {rev}.',
         "2026-04-09T09:00:00+00:00",
     )
+    TEXTS.update({("git", subject): subject for subject in GIT_LABELS})
     stream = _commit(
         repo, "app/export.py", "v1\n", "экспорт: потоковая запись", "2026-04-03T09:00:00+00:00"
     )

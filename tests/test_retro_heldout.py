@@ -6,7 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from retro_heldout import CATEGORIES, GIT_LABELS, L, build_repo, build_sessions, score
+from retro_heldout import (
+    CATEGORIES,
+    GIT_LABELS,
+    TEXTS,
+    L,
+    build_repo,
+    build_sessions,
+    score,
+    signal_key,
+)
+from retro_heldout import language as lang_of
 
 from lessons_analytics import warehouse
 from lessons_analytics.ingest import ingest
@@ -53,3 +63,28 @@ def test_heldout_scores_meet_the_targets(heldout: Heldout) -> None:
     assert s.recall >= 0.9
     assert len(s.look_alikes_flagged) <= allowed
     assert s.pairwise_f1 >= 0.8
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+@pytest.mark.parametrize("category", CATEGORIES)
+def test_no_look_alike_is_a_signal(heldout: Heldout, category: str, language: str) -> None:
+    labels, signals = heldout
+    cases = [k for k, v in labels.items() if v == (L, category) and lang_of(TEXTS[k]) == language]
+    assert cases, f"no {language} case of {category}"
+    flagged = {signal_key(s) for s in signals} & set(cases)
+    assert not flagged, flagged
+
+
+def test_a_repeated_correction_without_correcting_words_is_found(heldout: Heldout) -> None:
+    labels, signals = heldout
+    repeats = [s for s in signals if s.detail.get("family") == "repeat"]
+    texts = sorted(s.quote for s in repeats)
+    assert texts == [
+        "pnpm, не npm. У нас pnpm.",
+        "run make check before you commit — every single time.",
+    ]
+    for signal in repeats:
+        earlier = next(s for s in signals if s.signal_id == signal.detail["repeats"])
+        assert earlier.session_id == signal.session_id and earlier.ts < signal.ts
+        assert earlier.cluster_id == signal.cluster_id
+        assert labels[signal_key(signal)][2] == labels[signal_key(earlier)][2]
