@@ -36,20 +36,30 @@ class Turns:
                 self.by_run[row["agent_run_id"]].append(row)
         self.stamps = {run: [r["ts"] for r in items] for run, items in self.by_run.items()}
 
-    def after(
+    def next_turn(
         self, run: str | None, ts: datetime | None, within: timedelta = _FOLLOW_UP
-    ) -> str | None:
-        """The user's next words in ``run`` within ``within`` after ``ts``, redacted."""
+    ) -> Row | None:
+        """The user's next turn in ``run`` within ``within`` after ``ts``."""
         if run is None or ts is None or run not in self.by_run:
             return None
         index = bisect.bisect_right(self.stamps[run], ts)
         if index >= len(self.by_run[run]):
             return None
         row = self.by_run[run][index]
-        if row["ts"] - ts > within:
-            return None
-        body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
-        return tx.quote(tx.after_wrapper(body)) or None
+        return row if row["ts"] - ts <= within else None
+
+    def after(
+        self, run: str | None, ts: datetime | None, within: timedelta = _FOLLOW_UP
+    ) -> str | None:
+        """The user's next words in ``run`` within ``within`` after ``ts``, redacted."""
+        row = self.next_turn(run, ts, within)
+        return said(row) if row else None
+
+
+def said(row: Row) -> str | None:
+    """A human turn's own words, redacted: without leading harness tags or IDE wrapper."""
+    body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
+    return tx.quote(tx.after_wrapper(body)) or None
 
 
 def _not_human(text: str, pats: Patterns) -> bool:
@@ -295,22 +305,26 @@ _REASON = re.compile(
 _PLAN_TOOLS = {"ExitPlanMode", "exit_plan_mode"}
 
 
-def rejection_reason(call: Row, turns: Turns, pats: Patterns) -> tuple[str | None, str]:
+def rejection_reason(call: Row, turns: Turns, pats: Patterns) -> tuple[str | None, str, str]:
     """Why the user refused a call: the reason typed into the refusal, else their next words
     within two minutes when those say something ("ok", "wait", "продолжай" say nothing, a
-    question asks); and where it came from (``refusal`` / ``next_turn`` / ``none``)."""
+    question asks); where it came from (``refusal`` / ``next_turn`` / ``none``) and the
+    ``file:line`` it was read from."""
     match = _REASON.search(call["result_head"] or "")
     if match and match.group(1).strip():
-        return tx.quote(tx.redacted(match.group(1).strip()), 0, pats.quote_chars), "refusal"
-    after = turns.after(call["agent_run_id"], call["result_at"], _AFTER_INTERRUPT)
+        reason = tx.quote(tx.redacted(match.group(1).strip()), 0, pats.quote_chars)
+        return reason, "refusal", f"{call['result_file']}:{call['result_line']}"
+    row = turns.next_turn(call["agent_run_id"], call["result_at"], _AFTER_INTERRUPT)
+    after = said(row) if row else None
     # a question back ("do you know what speckit is?") asks, it does not give a reason
     if (
-        after
+        row
+        and after
         and not _no_reason(after, pats)
         and (not asks_question(after) or correction_family(after, pats) is not None)
     ):
-        return after, "next_turn"
-    return None, "none"
+        return after, "next_turn", f"{row.get('file_path')}:{row.get('line_no')}"
+    return None, "none", ""
 
 
 def rejections(calls: list[Row], turns: Turns, pats: Patterns) -> list[Signal]:
@@ -322,14 +336,14 @@ def rejections(calls: list[Row], turns: Turns, pats: Patterns) -> list[Signal]:
     for call in calls:
         if not call["is_rejected"] or call["is_interrupt"]:
             continue
-        reason, source = rejection_reason(call, turns, pats)
+        reason, source, where = rejection_reason(call, turns, pats)
         if reason is None:
             continue
         if call["tool_name"] in _PLAN_TOOLS and correction_family(reason, pats) is None:
             continue
         signal = _call_signal(call, "rejected_tool_use", turns, pats)
         signal.context = reason
-        signal.detail.update({"reason": reason, "reason_from": source})
+        signal.detail.update({"reason": reason, "reason_from": source, "reason_at": where})
         out.append(signal)
     return out
 
