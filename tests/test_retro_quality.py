@@ -339,3 +339,33 @@ def test_a_revert_of_a_revert_is_not_a_signal(tmp_path: Path) -> None:
     )
     found = git_signals(repo, None, PATS)
     assert [s.detail["subject"] for s in found] == ['Revert "add a"']
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The redirection doesn't work :(",
+        "A couple of tests are unhappy now:",
+        "Are you sure the HTML is the issue?",
+        "error[E0425]: cannot find function `search` in this scope",
+        "редирект не работает",
+        "тесты опять падают после твоего изменения",
+        "ты уверен, что дело в HTML?",
+    ],
+)
+def test_plain_failure_reports_are_corrections(text: str) -> None:
+    assert correction_family(text, PATS) is not None
+
+
+def test_project_vocabulary_does_not_link_signals() -> None:
+    # 100 turns, 5 of them name the project: 5 % of the turns, so "ocodex" is common
+    turns = [{"text": f"add feature number {n} please"} for n in range(95)]
+    turns += [{"text": "ocodex build"} for _ in range(5)]
+    common = cluster.common_words(turns, PATS)
+    assert "ocode" in common and "featu" in common  # stems
+    assert cluster.common_words(turns[:99], PATS) == frozenset()  # too few turns to tell
+    a = _correction("a", 1, "ocodex terminal isn't working")
+    b = _correction("b", 2, "ocodex terminal output is wrong")
+    assert len(cluster.build([a, b], [], {}, {})) == 1
+    common = frozenset({"ocode", "termi"})
+    assert len(cluster.build([a, b], [], {}, {}, (), common)) == 2

@@ -113,12 +113,37 @@ def topic_text(signal: Signal) -> str:
     or file and the reason for a refused call or an interrupt; the reviewer's verdict."""
     d = signal.detail
     if signal.kind == "correction":
-        return signal.quote
+        return tx.without_logs(signal.quote)
     if signal.kind == "gate_rejection":
         return str(d.get("verdict") or signal.quote)
     target = Path(str(d["target_path"])).name if d.get("target_path") else ""
-    parts = [tx.without_dirs(str(d.get("command") or "")), target, signal.context or ""]
+    said = tx.without_logs(signal.context or "")
+    parts = [tx.without_dirs(str(d.get("command") or "")), target, said]
     return "\n".join(parts)
+
+
+# A word in this share of all the users' turns (when there are at least a hundred) is the
+# project's vocabulary ("ocodex", "tokenizer"): it says where, not what went wrong.
+_BACKGROUND_SHARE = 0.05
+_BACKGROUND_MIN = 100
+
+
+def common_words(turns: list[dict[str, Any]], pats: Any) -> frozenset[str]:
+    """Topic words too common in the users' turns of the scope to link two signals."""
+    from lessons_analytics.retro.detect import _not_human
+
+    bags = [
+        tx.topic_words(tx.after_wrapper(t["text"] or ""))
+        for t in turns
+        if t.get("text") and not _not_human(t["text"], pats)
+    ]
+    if len(bags) < _BACKGROUND_MIN:
+        return frozenset()
+    counts: dict[str, int] = defaultdict(int)
+    for bag in bags:
+        for word in bag:
+            counts[word] += 1
+    return frozenset(w for w, n in counts.items() if n >= _BACKGROUND_SHARE * len(bags))
 
 
 def build(
@@ -127,6 +152,7 @@ def build(
     session_bases: dict[str, list[str]],
     repo_bases: dict[str, list[str]],
     default_bases: Sequence[str] = (),
+    common: frozenset[str] = frozenset(),
 ) -> list[Cluster]:
     """Clusters ordered by independent cases (most first). A cluster is one mechanism:
     repeated failures share the program and the kind of failure, git churn the file, and
@@ -145,7 +171,7 @@ def build(
         pool = lessons_of(_bases_of(signal, session_bases, repo_bases))
         matches[id(signal)] = match_lesson(signal_text(signal), pool)
     clusters = []
-    for key, items, shared in _group(signals, matches):
+    for key, items, shared in _group(signals, matches, common):
         items.sort(key=lambda s: (s.ts is None, s.ts.isoformat() if s.ts else "", s.signal_id))
         bases = sorted({b for s in items for b in _bases_of(s, session_bases, repo_bases)})
         kind = _main_kind(items)
@@ -162,7 +188,7 @@ def build(
 
 
 def _group(
-    signals: list[Signal], matches: dict[int, LessonMatch | None]
+    signals: list[Signal], matches: dict[int, LessonMatch | None], common: frozenset[str]
 ) -> list[tuple[tuple[str, ...], list[Signal], list[str]]]:
     keyed: dict[tuple[str, ...], list[Signal]] = defaultdict(list)
     topical: list[Signal] = []
@@ -177,20 +203,20 @@ def _group(
     out: list[tuple[tuple[str, ...], list[Signal], list[str]]] = [
         (key, items, []) for key, items in keyed.items()
     ]
-    return out + _topic_groups(topical)
+    return out + _topic_groups(topical, common)
 
 
 def _topic_groups(
-    signals: list[Signal],
+    signals: list[Signal], common: frozenset[str] = frozenset()
 ) -> list[tuple[tuple[str, ...], list[Signal], list[str]]]:
-    bags = [tx.topic_words(topic_text(s)) for s in signals]
+    bags = [tx.topic_words(topic_text(s)) - common for s in signals]
     counts: dict[str, int] = defaultdict(int)
     for bag in bags:
         for word in bag:
             counts[word] += 1
     if len(signals) >= _COMMON_MIN:
-        common = {w for w, n in counts.items() if n > _COMMON_SHARE * len(signals)}
-        bags = [bag - common for bag in bags]
+        frequent = {w for w, n in counts.items() if n > _COMMON_SHARE * len(signals)}
+        bags = [bag - frequent for bag in bags]
     # Greedy, in time order: a signal joins the group at least half of whose members it
     # shares two words with (the best such group), so that a chain of loosely related
     # signals does not fold into one.

@@ -303,6 +303,8 @@ _REASON = re.compile(
     r"the user provided the following reason for the rejection:\s*(.+)", re.I | re.S
 )
 _PLAN_TOOLS = {"ExitPlanMode", "exit_plan_mode"}
+# A question back with a negation pushes back ("I don't think we need to loop ...?").
+_PUSHBACK = re.compile(r"\b(not|no|never|instead|rather|\w+n'?t|не|нет|вместо|зачем)\b", re.I)
 
 
 def rejection_reason(call: Row, turns: Turns, pats: Patterns) -> tuple[str | None, str, str]:
@@ -316,12 +318,17 @@ def rejection_reason(call: Row, turns: Turns, pats: Patterns) -> tuple[str | Non
         return reason, "refusal", f"{call['result_file']}:{call['result_line']}"
     row = turns.next_turn(call["agent_run_id"], call["result_at"], _AFTER_INTERRUPT)
     after = said(row) if row else None
-    # a question back ("do you know what speckit is?") asks, it does not give a reason
+    # a question back ("do you know what speckit is?") asks, it does not give a reason,
+    # unless it pushes back
     if (
         row
         and after
         and not _no_reason(after, pats)
-        and (not asks_question(after) or correction_family(after, pats) is not None)
+        and (
+            not asks_question(after)
+            or _PUSHBACK.search(after)
+            or correction_family(after, pats) is not None
+        )
     ):
         return after, "next_turn", f"{row.get('file_path')}:{row.get('line_no')}"
     return None, "none", ""

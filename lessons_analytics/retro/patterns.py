@@ -50,6 +50,19 @@ CORRECTIONS: dict[str, list[str]] = {
         r"\bзачем ты\b",
         r"\bты (забыл|сломал|пропустил|проигнорировал)\w*",
         r"\bвсё ещё (не работает|падает|сломан)\w*",
+        # a plain report that what the agent did fails
+        r"\b(doesn'?t|does not|isn'?t|is not|don'?t|do not)\s+(work|working|do what)\b",
+        r"\b(not|stopped) working\b",
+        r"\b(we|you) (lost|deleted|removed|dropped) (the|my|our|all)\b",
+        r"\b(tests?|build|ci|checks?)\b.{0,20}\b(unhappy|failing|fail now|broken now|red now)\b",
+        r"^\W*are you sure\b",
+        r"\bI did(n'?t| not) (ask|want) (for|you to)\b",
+        r"^\W*(error|fatal)(\[\w+\])?:",
+        r"^\W*Traceback \(most recent call last\)",
+        r"\b(не работает|перестал\w* работать|ты (удалил|потерял)\w*)\b",
+        r"\b(тесты?|сборка|ci)\b.{0,20}\b(падают|падает|упал\w*|красн\w*)\b",
+        r"^\W*ты уверен\w*\b",
+        r"\bя не просил\w*\b",
     ],
     # "again" is common in plain requests ("run it again", "снова запусти"): it counts alone
     # ("again?!"), or next to a failure word or a negation.

@@ -302,6 +302,7 @@ see look looks like love really much more less some something thing things work 
 way ways good bad new old yes okay can't won't isn't doesn't let's i'd i'm it's we're
 html json yaml toml tsx jsx css txt file files path paths command commands stuff trying
 error errors output line lines code script thanks seems seem seemed initial second third
+isn doesn didn wasn aren weren hasn haven couldn shouldn wouldn without
 because about again there their these those where while since until into onto over under
 been being having doing going gone come came take took give gave tell told find found
 show shows call called start started stopped create created added adding should shall
@@ -361,6 +362,19 @@ _PATH_TOKEN = re.compile(r"(?:[\w.~-]*/)+([\w.-]*)")
 def without_dirs(text: str) -> str:
     """Paths reduced to their last part: the directories say where, not what."""
     return _PATH_TOKEN.sub(lambda m: m.group(1), text)
+
+
+_LOG_LINE = re.compile(
+    r"^\s*(Traceback \(|File \"|at \S|\[?\d{1,2}:\d{2}|[\w.]*(Error|Exception)\b|error|warning|"
+    r"note:|help:|-->|\||\$ |>>>|\(\.venv\))",
+    re.IGNORECASE,
+)
+
+
+def without_logs(text: str) -> str:
+    """``text`` without the lines that look like pasted program output (a traceback, a
+    compiler message, a prompt): what the user wrote is what a mechanism is about."""
+    return "\n".join(line for line in text.splitlines() if not _LOG_LINE.match(line))
 
 
 def topic_words(text: str) -> set[str]:
