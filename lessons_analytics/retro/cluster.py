@@ -13,8 +13,10 @@ from statistics import median
 from typing import Any
 
 from lessons_analytics.retro import text as tx
+from lessons_analytics.retro.corrections import not_human
 from lessons_analytics.retro.detect import short_path
 from lessons_analytics.retro.model import Cluster, LessonMatch, Signal
+from lessons_analytics.retro.patterns import Patterns
 
 _WORD = re.compile(r"[^\W_][\w.-]*[^\W_]|[^\W_]")
 _STOP_WORDS = """
@@ -128,14 +130,12 @@ _BACKGROUND_SHARE = 0.05
 _BACKGROUND_MIN = 100
 
 
-def common_words(turns: list[dict[str, Any]], pats: Any) -> frozenset[str]:
+def common_words(turns: list[dict[str, Any]], pats: Patterns) -> frozenset[str]:
     """Topic words too common in the users' turns of the scope to link two signals."""
-    from lessons_analytics.retro.detect import _not_human
-
     bags = [
         tx.topic_words(tx.after_wrapper(t["text"] or ""))
         for t in turns
-        if t.get("text") and not _not_human(t["text"], pats)
+        if t.get("text") and not not_human(t["text"], pats)
     ]
     if len(bags) < _BACKGROUND_MIN:
         return frozenset()

@@ -3,229 +3,51 @@ failures and gate rejections. Each takes the rows of one ``queries/retro_*.sql``
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from lessons_analytics.retro import text as tx
+from lessons_analytics.retro.corrections import (
+    _AFTER_INTERRUPT,
+    _ECHO,
+    Row,
+    Turns,
+    _no_reason,
+    _transcript_signal,
+    asks_question,
+    correction_family,
+    corrections,
+    not_human,
+    said,
+)
+from lessons_analytics.retro.lines import last_assistant_text, result_texts
 from lessons_analytics.retro.model import Signal
 from lessons_analytics.retro.patterns import Patterns, any_match
 
-Row = dict[str, Any]
-_FOLLOW_UP = timedelta(minutes=10)
-_ECHO = timedelta(seconds=60)
-_RESULT_CHARS = 20_000
+__all__ = [
+    "Turns",
+    "agent_label",
+    "asks_question",
+    "correction_family",
+    "corrections",
+    "gate_rejections",
+    "interrupts",
+    "last_assistant_text",
+    "not_human",
+    "rejections",
+    "repeated_failures",
+    "result_texts",
+    "said",
+    "short_path",
+    "verdict_of",
+]
+
 _AGENT_TAIL = re.compile(r"\n(?=agentId: [0-9a-f]+)")
-
-
-# ---------------------------------------------------------------- human turns
-
-
-class Turns:
-    """The human turns of each main run, in order, to find what the user said next."""
-
-    def __init__(self, rows: list[Row], pats: Patterns) -> None:
-        self.by_run: dict[str, list[Row]] = defaultdict(list)
-        for row in rows:
-            if row["ts"] is not None and not _not_human(row["text"], pats):
-                self.by_run[row["agent_run_id"]].append(row)
-        self.stamps = {run: [r["ts"] for r in items] for run, items in self.by_run.items()}
-
-    def next_turn(
-        self, run: str | None, ts: datetime | None, within: timedelta = _FOLLOW_UP
-    ) -> Row | None:
-        """The user's next turn in ``run`` within ``within`` after ``ts``."""
-        if run is None or ts is None or run not in self.by_run:
-            return None
-        index = bisect.bisect_right(self.stamps[run], ts)
-        if index >= len(self.by_run[run]):
-            return None
-        row = self.by_run[run][index]
-        return row if row["ts"] - ts <= within else None
-
-    def after(
-        self, run: str | None, ts: datetime | None, within: timedelta = _FOLLOW_UP
-    ) -> str | None:
-        """The user's next words in ``run`` within ``within`` after ``ts``, redacted."""
-        row = self.next_turn(run, ts, within)
-        return said(row) if row else None
-
-
-def said(row: Row) -> str | None:
-    """A human turn's own words, redacted: without leading harness tags or IDE wrapper."""
-    body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
-    return tx.quote(tx.after_wrapper(body)) or None
-
-
-def _not_human(text: str, pats: Patterns) -> bool:
-    body, _ = tx.strip_leading_tags(text or "")
-    return not body.strip() or any_match(pats.not_human, body) is not None
-
-
-def correction_family(
-    text: str, pats: Patterns, after_question: bool = False
-) -> tuple[str, int] | None:
-    """The family of the first correcting sentence of a human turn and its offset, or None.
-
-    Only the user's own words count: quoted reviews, pasted logs and code are blanked
-    first. A sentence with a look-alike ("no problem", "again, thanks!", "the test is
-    wrong") never counts; a turn where the user corrects their own earlier words ("my
-    mistake, the port is 8081") never counts. After a question of the agent, an answer
-    ("no, the other one") is not a correction: the ``answer_families`` do not count."""
-    own = tx.own_words(text, pats.paste_headers)
-    if any_match(pats.self_corrections, own):
-        return None
-    for offset, sentence in tx.sentences(own):
-        if any_match(pats.lookalikes, sentence) or any_match(pats.reported, sentence):
-            continue
-        for family, patterns in pats.corrections.items():
-            if after_question and family in pats.answer_families:
-                continue
-            if any_match(patterns, sentence):
-                return family, offset
-    return None
-
-
-def asks_question(text: str | None) -> bool:
-    """Whether the agent's words end by asking the user something."""
-    sentences = tx.sentences((text or "").strip())
-    return bool(sentences) and sentences[-1][1].rstrip(" *_`)").endswith("?")
-
-
-# A correction repeats an earlier one of the session when it shares this share of the
-# earlier one's topic words, and at least two of them.
-_REPEAT_SHARE = 0.5
-_AFTER_INTERRUPT = timedelta(minutes=2)
-
-
-def corrections(
-    rows: list[Row], pats: Patterns, interrupts: list[Row] | None = None
-) -> list[Signal]:
-    """Human turns that correct the agent: by their wording, by repeating an earlier
-    correction of the session (wording or not), or by coming right after the user
-    interrupted the agent (the words say why)."""
-    out = []
-    earlier: dict[str, list[tuple[set[str], Signal]]] = defaultdict(list)
-    stops = _interrupt_times(rows, interrupts or [], pats)
-    for row in rows:
-        if not row["is_after_agent"] or _not_human(row["text"], pats):
-            continue
-        # the quote comes from the human's own words, not the harness tags before them
-        body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
-        body = tx.after_wrapper(body)
-        found = correction_family(body, pats)
-        asked = False
-        if found is not None and found[0] in pats.answer_families:
-            # only then is the agent's last text worth reading from its transcript
-            said = last_assistant_text(row.get("prev_agent_file"), row.get("prev_agent_line"))
-            asked = asks_question(said)
-            if asked:
-                found = correction_family(body, pats, after_question=True)
-        own = tx.own_words(body, pats.paste_headers)
-        words = tx.topic_words(own)
-        after_stop = _take_stop(row, stops)
-        repeats = None
-        if found is None and not any_match(pats.self_corrections, own) and _short(own):
-            repeats = _repeated(words, earlier[row["session_id"] or ""])
-            if repeats is not None:
-                found = ("repeat", 0)
-            elif after_stop and not _no_reason(body, pats):
-                found = ("after-interrupt", 0)
-        if found is None:
-            continue
-        family, offset = found
-        detail: dict[str, Any] = {"family": family, "after_question": asked}
-        if repeats is not None:
-            detail["repeats"] = repeats.signal_id
-        signal = _transcript_signal(
-            row,
-            "correction",
-            ("correction", family),
-            tx.quote(body, offset, pats.quote_chars),
-            detail=detail,
-        )
-        earlier[row["session_id"] or ""].append((words, signal))
-        out.append(signal)
-    return out
-
-
-# A repeated correction is a short reply; a long turn sent twice is a re-sent prompt.
-_REPEAT_CHARS = 500
-
-
-def _short(text: str) -> bool:
-    return 0 < len(text.strip()) <= _REPEAT_CHARS
-
-
-def _repeated(words: set[str], before: list[tuple[set[str], Signal]]) -> Signal | None:
-    for seen, signal in before:
-        shared = words & seen
-        if len(shared) >= 2 and len(shared) >= _REPEAT_SHARE * len(seen):
-            return signal
-    return None
-
-
-def _interrupt_times(
-    rows: list[Row], calls: list[Row], pats: Patterns
-) -> dict[str, list[datetime]]:
-    out: dict[str, list[datetime]] = defaultdict(list)
-    refused = defaultdict(list)
-    for call in calls:
-        if call["is_rejected"] and call["result_at"] is not None:
-            refused[call["agent_run_id"]].append(call["result_at"])
-    for row in rows:
-        if row["ts"] is None or not any_match(pats.interrupt, row["text"] or ""):
-            continue
-        near = refused.get(row["agent_run_id"], [])
-        if any(timedelta(0) <= row["ts"] - t <= _ECHO for t in near):
-            continue  # the echo of a refused call: what follows is the refusal's reason
-        out[row["agent_run_id"]].append(row["ts"])
-    for call in calls:
-        at = call["result_at"] or call["called_at"]
-        if call["is_interrupt"] and at is not None:
-            out[call["agent_run_id"]].append(at)
-    return out
-
-
-def _take_stop(row: Row, stops: dict[str, list[datetime]]) -> bool:
-    """Whether the turn is the user's first words within two minutes of interrupting the
-    agent (that interrupt is then used up)."""
-    ts, pending = row["ts"], stops.get(row["agent_run_id"], [])
-    hit = [t for t in pending if ts is not None and timedelta(0) < ts - t <= _AFTER_INTERRUPT]
-    for t in hit:
-        pending.remove(t)
-    return bool(hit)
-
-
-def _no_reason(text: str, pats: Patterns) -> bool:
-    body = text.strip()
-    return (
-        not body
-        or any_match(pats.no_reason, body) is not None
-        or all(any_match(pats.lookalikes, s) for _, s in tx.sentences(body))
-    )
-
-
-def _transcript_signal(
-    row: Row, kind: str, mechanism: tuple[str, ...], quote: str, **extra: Any
-) -> Signal:
-    return Signal(
-        kind=kind,
-        mechanism=mechanism,
-        quote=quote,
-        session_id=row["session_id"],
-        agent_run_id=row["agent_run_id"],
-        runtime=row.get("runtime"),
-        ts=row["ts"],
-        file=row.get("file_path"),
-        line=row.get("line_no"),
-        **extra,
-    )
 
 
 # ---------------------------------------------------------------- interrupts and rejections
@@ -468,83 +290,6 @@ def _is_reviewer(row: Row, pats: Patterns) -> bool:
         prompt[:400] if isinstance(prompt, str) else None,
     ]
     return any_match(pats.reviewers, " \n".join(w for w in words if isinstance(w, str))) is not None
-
-
-def result_texts(wanted: list[tuple[str | None, int | None]]) -> dict[tuple[str, int], str]:
-    """The tool-result text of each (file, line), reading every file once; lines that cannot
-    be read are left out (the caller falls back to the warehouse's head)."""
-    by_file: dict[str, set[int]] = defaultdict(set)
-    for path, line in wanted:
-        if path and line:
-            by_file[path].add(line)
-    out: dict[tuple[str, int], str] = {}
-    for path, lines in by_file.items():
-        try:
-            with open(path, "rb") as handle:
-                for number, raw in enumerate(handle, start=1):
-                    if number in lines:
-                        text = _result_text(raw)
-                        if text:
-                            out[(path, number)] = text
-                    if number >= max(lines):
-                        break
-        except OSError:
-            continue
-    return out
-
-
-def _result_text(raw: bytes) -> str | None:
-    try:
-        record = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(record, dict):
-        return None
-    holder = record.get("message") or record.get("payload") or {}
-    if not isinstance(holder, dict):
-        return None
-    if isinstance(holder.get("output"), str):  # Codex function_call_output
-        return str(holder["output"])[:_RESULT_CHARS]
-    parts: list[str] = []
-    for block in holder.get("content") or []:
-        if isinstance(block, dict) and block.get("type") == "tool_result":
-            inner = block.get("content")
-            if isinstance(inner, str):
-                parts.append(inner)
-            elif isinstance(inner, list):
-                parts += [b["text"] for b in inner if isinstance(b, dict) and "text" in b]
-    return "\n".join(parts)[:_RESULT_CHARS] or None
-
-
-def last_assistant_text(path: str | None, line: int | None) -> str | None:
-    """The text blocks of one transcript line (the subagent's final answer), if readable."""
-    if not path or not line:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if number == line:
-                    record = orjson.loads(raw)
-                    break
-            else:
-                return None
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    if not isinstance(record, dict):
-        return None
-    # Claude Code: message.content; Codex: payload.content (output_text blocks)
-    holder = record.get("message") or record.get("payload") or {}
-    content = holder.get("content") if isinstance(holder, dict) else None
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [
-            b.get("text")
-            for b in content
-            if isinstance(b, dict) and b.get("type") in ("text", "output_text")
-        ]
-        return "\n".join(p for p in parts if isinstance(p, str)) or None
-    return None
 
 
 def _verdict(row: Row) -> tuple[str | None, str | None, int | None]:
