@@ -152,7 +152,13 @@ REFUSED = (
 
 def _turns(*texts: tuple[int, str]) -> Turns:
     rows = [
-        {"agent_run_id": "s1/main", "ts": T0 + timedelta(minutes=m, seconds=30), "text": t}
+        {
+            "agent_run_id": "s1/main",
+            "ts": T0 + timedelta(minutes=m, seconds=30),
+            "text": t,
+            "file_path": "/t/s1.jsonl",
+            "line_no": 100 + m,
+        }
         for m, t in texts
     ]
     return Turns(rows, PATS)
@@ -180,6 +186,10 @@ def test_refusals_count_only_with_a_reason_and_plans_only_with_a_correction() ->
     titles = [cluster.describe(_one(s))[0] for s in found]
     assert titles[0] == "user refused to let the agent run `npm install`: “use pnpm”"
     assert titles[2] == "user declined the agent's plan: “no, don't rewrite the pager”"
+    digest = digest_text(_result(cluster.build(found, [], {}, {})))
+    assert "“we deploy with make ship, never by hand” · `npm install`" in digest
+    assert "said at [s1.jsonl:107](/t/s1.jsonl#L107)" in digest
+    assert "The user doesn't want to proceed" not in digest
     targets = " ".join(cluster.describe(_one(s))[1] for s in found)
     assert "without asking" not in targets
     assert "the agent asked to run `npm install` and the user refused, saying “use pnpm”" in targets

@@ -152,7 +152,8 @@ def rejection_reason(call: Row, turns: Turns, pats: Patterns) -> tuple[str | Non
             or correction_family(after, pats) is not None
         )
     ):
-        return after, "next_turn", f"{row.get('file_path')}:{row.get('line_no')}"
+        where = f"{row['file_path']}:{row['line_no']}" if row.get("file_path") else ""
+        return after, "next_turn", where
     return None, "none", ""
 
 

@@ -10,8 +10,9 @@ from typing import Any
 KINDS: dict[str, str] = {
     "correction": "a human correcting the agent after its turn",
     "interrupt": "the user interrupting the agent or one of its tool calls",
-    "rejected_tool_use": "the user refusing a tool call",
-    "repeated_failure": "the same command failing the same way two or more times in a run",
+    "rejected_tool_use": "the user refusing a tool call the agent asked to make, giving a reason",
+    "repeated_failure": "the same program or tool failing the same way two or more times in "
+    "a run (other arguments or files allowed)",
     "gate_rejection": "a reviewer or gate subagent returning the work",
     "revert": "a commit reverting an earlier one",
     "fix_commit": "a fix commit touching what a commit of the previous hours changed",

@@ -134,6 +134,10 @@ def _signal_line(signal: Signal) -> str:
     if signal.kind == "rejected_tool_use" and signal.detail.get("reason"):
         # the refusal's own text is the harness's boilerplate; the user's reason is the news
         said = str(signal.detail["reason"])
+        at = str(signal.detail.get("reason_at") or "")
+        if signal.detail.get("reason_from") == "next_turn" and ":" in at:
+            path, line = at.rsplit(":", 1)
+            extra += f" · said at [{Path(path).name}:{line}]({path}#L{line})"
     text = f"- {when}{who} · {where} · “{one_line(said, 300)}”{extra}"
     if signal.context and signal.context != said:
         text += f"\n  then the user: “{one_line(signal.context, 200)}”"
