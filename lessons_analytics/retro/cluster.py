@@ -107,6 +107,8 @@ _SHARED_WORDS = 2
 # A word in more than this share of the topic signals (when there are at least twenty)
 # says nothing about a mechanism ("test", "file").
 _COMMON_SHARE = 0.4
+# What a user says about a mechanism comes first; after that they paste (a HAR, a doc page).
+_TOPIC_CHARS = 240
 _COMMON_MIN = 20
 
 
@@ -115,12 +117,14 @@ def topic_text(signal: Signal) -> str:
     or file and the reason for a refused call or an interrupt; the reviewer's verdict."""
     d = signal.detail
     if signal.kind == "correction":
-        return tx.without_logs(signal.quote)
+        return tx.without_logs(signal.quote)[:_TOPIC_CHARS]
     if signal.kind == "gate_rejection":
         return str(d.get("verdict") or signal.quote)
     target = Path(str(d["target_path"])).name if d.get("target_path") else ""
-    said = tx.without_logs(signal.context or "")
-    parts = [tx.without_dirs(str(d.get("command") or "")), target, said]
+    said = tx.without_logs(signal.context or "")[:_TOPIC_CHARS]
+    # options ("-name", "--force") are how, not what; their values stay
+    command = re.sub(r"(?<!\S)-{1,2}[\w-]+", " ", str(d.get("command") or ""))
+    parts = [tx.without_dirs(command), target, said]
     return "\n".join(parts)
 
 

@@ -302,7 +302,7 @@ see look looks like love really much more less some something thing things work 
 way ways good bad new old yes okay can't won't isn't doesn't let's i'd i'm it's we're
 html json yaml toml tsx jsx css txt file files path paths command commands stuff trying
 error errors output line lines code script thanks seems seem seemed initial second third
-isn doesn didn wasn aren weren hasn haven couldn shouldn wouldn without
+isn doesn didn wasn aren weren hasn haven couldn shouldn wouldn without such
 because about again there their these those where while since until into onto over under
 been being having doing going gone come came take took give gave tell told find found
 show shows call called start started stopped create created added adding should shall
