@@ -379,3 +379,12 @@ def test_project_vocabulary_does_not_link_signals() -> None:
     assert len(cluster.build([a, b], [], {}, {})) == 1
     common = frozenset({"ocode", "termi"})
     assert len(cluster.build([a, b], [], {}, {}, (), common)) == 2
+
+
+def test_a_failure_without_output_says_so_instead_of_an_empty_field() -> None:
+    calls = [_call(n, "s1/main", "make deploy", "Exit code 2") for n in (1, 2)]
+    for call in calls:
+        call["exit_code"] = 2
+    (only,) = cluster.build(repeated_failures(calls, PATS), [], {}, {})
+    assert only.title == "`make deploy` failing repeatedly: exit code 2, no error message"
+    assert "“exit code 2, no error message”" in only.shared_key

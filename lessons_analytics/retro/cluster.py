@@ -319,6 +319,14 @@ def _what(signal: Signal) -> str:
     return ""
 
 
+def failure_text(detail: dict[str, Any]) -> str:
+    """The error a failure printed, or what is known when it printed none."""
+    if detail.get("error_line"):
+        return str(detail["error_line"])
+    code = detail.get("exit_code")
+    return f"exit code {code}, no error message" if code is not None else "no error message"
+
+
 def describe(cluster: Cluster) -> tuple[str, str]:
     """A title for the digest and a suggested target sentence for the judge, from the
     signals' own (redacted) words, never from the clustering key."""
@@ -340,8 +348,7 @@ def describe(cluster: Cluster) -> tuple[str, str]:
             command = f"{d.get('tool_name')} on {command}" if command else str(d.get("tool_name"))
         others = f" and {len(variants) - 1} similar" if len(variants) > 1 else ""
         return (
-            f"{command}{others} failing repeatedly: "
-            f"{tx.one_line(d.get('error_line') or '', 90)}",
+            f"{command}{others} failing repeatedly: {tx.one_line(failure_text(d), 90)}",
             f"the agent ran {command} {max(counts)} times in one run and it failed the same "
             "way each time: the cause was not looked for before retrying",
         )
@@ -414,18 +421,18 @@ def _refused(signal: Signal) -> str:
 def shared_key(cluster: Cluster) -> str:
     """Why the signals of a cluster belong together, in words."""
     key, items = cluster.mechanism, cluster.signals
+    if cluster.kind == "repeated_failure":
+        error = failure_text(items[0].detail)
+        return (
+            f"the same program (`{key[1]}`) failing the same way, as in "
+            f"“{tx.one_line(error, 100)}” (arguments, paths and numbers may differ)"
+        )
     if len(items) == 1:
         return "a single signal"
     if key[0] == "correction" and len(key) == 3:
         triggers = cluster.match.triggers if cluster.match else []
         shared = f" (shared triggers: {', '.join(triggers)})" if triggers else ""
         return f"each matches lesson {key[1]} on its own{shared}"
-    if cluster.kind == "repeated_failure":
-        error = items[0].detail.get("error_line") or ""
-        return (
-            f"the same program (`{key[1]}`) failing the same way, as in "
-            f"“{tx.one_line(error, 100)}” (arguments, paths and numbers may differ)"
-        )
     if key[0] == "git":
         return f"commits touching `{key[2]}` in {key[1]}"
     kinds = sorted({s.kind for s in items})

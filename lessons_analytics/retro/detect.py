@@ -227,6 +227,7 @@ def repeated_failures(calls: list[Row], pats: Patterns) -> list[Signal]:
         detail.update(
             {
                 "program": head,
+                "exit_code": first.get("exit_code"),
                 "count": len(items),
                 "error_line": tx.one_line(tx.redacted(error), 200),
                 "error_class": error_class,
