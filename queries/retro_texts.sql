@@ -2,7 +2,9 @@
 -- detectors of `retro`.
 -- Grain: one row per user text line (fct_texts, not harness-injected) of a main run.
 -- is_after_agent: an assistant line of the same run came before it (a correction needs
--- an agent turn to correct).
+-- an agent turn to correct). prev_agent_file / prev_agent_line: the last assistant line
+-- of the run before it that made no tool call (the agent's words the user answers: a
+-- question asked there makes "no, the other one" an answer, not a correction).
 -- Parameters: $since (timestamp or null: lines at or after it), $bases (list of base
 -- paths or null: sessions of those bases only).
 with
@@ -26,6 +28,12 @@ first_agent as (
     group by agent_run_id
 ),
 
+agent_words as (
+    select agent_run_id, file_path, line_no, ts,
+    from fct_events
+    where role = 'assistant' and coalesce(tool_uses, 0) = 0
+),
+
 in_scope as (
     select distinct session_id from dim_session_bases
     where list_contains($bases, base_path)
@@ -45,9 +53,15 @@ selected as (
             or texts.line_no > first_agent.first_agent_line,
             false
         ) as is_after_agent,
+        agent_words.file_path as prev_agent_file,
+        agent_words.line_no as prev_agent_line,
     from texts
     inner join main_runs using (agent_run_id)
     left join first_agent using (agent_run_id)
+    asof left join agent_words
+        on texts.agent_run_id = agent_words.agent_run_id
+        and texts.file_path = agent_words.file_path
+        and texts.line_no > agent_words.line_no
     where ($since is null or texts.ts >= $since)
         and ($bases is null or texts.session_id in (select session_id from in_scope))
 )

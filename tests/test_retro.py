@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -368,3 +369,42 @@ def test_retro_on_the_real_corpus(tmp_path: Path) -> None:
     doc = json.loads(result.output)
     assert doc["totals"]["signals"] > 0
     assert assert_traceable(out / "signals.jsonl") == doc["totals"]["signals"]
+    # a judge's view: declined plans are plan mode working, never a ready cluster
+    plans_declined = _count_declined_plans(REAL)
+    assert plans_declined > 0
+    signals = [orjson.loads(x) for x in (out / "signals.jsonl").read_bytes().splitlines()]
+    plan_signals = [s for s in signals if s["detail"].get("tool_name") == "ExitPlanMode"]
+    assert len(plan_signals) < plans_declined
+    plan_clusters = {s["cluster_id"] for s in plan_signals}
+    for c in doc["clusters"]:
+        assert c["title"] and c["shared_key"] and c["suggested_target"]
+        assert not re.search(r"\w#|<sha>|<path>|<name>", c["title"]), c["title"]
+        if c["cluster_id"] in plan_clusters:
+            assert c["status"] == "quarantine", c
+    digest = (out / "digest.md").read_text()
+    assert "without asking" not in digest
+    assert "(``)" not in digest and "· ``" not in digest
+
+
+def _count_declined_plans(root: Path) -> int:
+    """ExitPlanMode calls whose result is a refusal, counted from the raw files."""
+    plans: set[str] = set()
+    declined = 0
+    for path in root.rglob("*.jsonl"):
+        for raw in path.read_bytes().splitlines():
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                continue
+            content = (
+                (record.get("message") or {}).get("content") if isinstance(record, dict) else None
+            )
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "tool_use" and block.get("name") == "ExitPlanMode":
+                    plans.add(block.get("id"))
+                elif block.get("type") == "tool_result" and block.get("tool_use_id") in plans:
+                    text = json.dumps(block.get("content"))
+                    declined += "want to proceed with this tool use" in text
+    return declined

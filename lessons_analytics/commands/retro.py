@@ -112,7 +112,9 @@ def retro_cmd(
     doc = result.document()["totals"]
     click.echo(
         f"{doc['signals']} signals, {doc['clusters']} clusters: "
-        f"{doc['candidate_ready']} candidate-ready, {doc['quarantine']} quarantine"
+        f"{doc['verdict_due']} ready for a verdict, "
+        f"{doc['candidate_ready'] - doc['verdict_due']} more candidate-ready, "
+        f"{doc['quarantine']} quarantine"
     )
     click.echo(f"digest: {paths['digest']}")
     click.echo(f"signals: {paths['signals']}")

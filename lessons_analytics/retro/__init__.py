@@ -67,7 +67,8 @@ def collect(
         )
         for r in query(con, "retro_lessons", bases=params["bases"]).to_dicts()
     ]
-    clusters = cluster.build(signals, lessons, session_bases, repo_bases, base_list)
+    common = cluster.common_words(query(con, "retro_texts", **params).to_dicts(), pats)
+    clusters = cluster.build(signals, lessons, session_bases, repo_bases, base_list, common)
     return RetroResult(
         generated_at=datetime.now(UTC),
         since=since,
@@ -87,7 +88,7 @@ def transcript_signals(
     spawns = query(con, "retro_spawns", **params).to_dicts()
     turns = detect.Turns(texts, pats)
     return [
-        *detect.corrections(texts, pats),
+        *detect.corrections(texts, pats, calls),
         *detect.interrupts(texts, calls, turns, pats),
         *detect.rejections(calls, turns, pats),
         *detect.repeated_failures(calls, pats),

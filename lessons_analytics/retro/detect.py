@@ -3,108 +3,51 @@ failures and gate rejections. Each takes the rows of one ``queries/retro_*.sql``
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from lessons_analytics.retro import text as tx
+from lessons_analytics.retro.corrections import (
+    _AFTER_INTERRUPT,
+    _ECHO,
+    Row,
+    Turns,
+    _no_reason,
+    _transcript_signal,
+    asks_question,
+    correction_family,
+    corrections,
+    not_human,
+    said,
+)
+from lessons_analytics.retro.lines import last_assistant_text, result_texts
 from lessons_analytics.retro.model import Signal
 from lessons_analytics.retro.patterns import Patterns, any_match
 
-Row = dict[str, Any]
-_FOLLOW_UP = timedelta(minutes=10)
-_ECHO = timedelta(seconds=60)
+__all__ = [
+    "Turns",
+    "agent_label",
+    "asks_question",
+    "correction_family",
+    "corrections",
+    "gate_rejections",
+    "interrupts",
+    "last_assistant_text",
+    "not_human",
+    "rejections",
+    "repeated_failures",
+    "result_texts",
+    "said",
+    "short_path",
+    "verdict_of",
+]
+
 _AGENT_TAIL = re.compile(r"\n(?=agentId: [0-9a-f]+)")
-
-
-# ---------------------------------------------------------------- human turns
-
-
-class Turns:
-    """The human turns of each main run, in order, to find what the user said next."""
-
-    def __init__(self, rows: list[Row], pats: Patterns) -> None:
-        self.by_run: dict[str, list[Row]] = defaultdict(list)
-        for row in rows:
-            if row["ts"] is not None and not _not_human(row["text"], pats):
-                self.by_run[row["agent_run_id"]].append(row)
-        self.stamps = {run: [r["ts"] for r in items] for run, items in self.by_run.items()}
-
-    def after(self, run: str | None, ts: datetime | None) -> str | None:
-        """The user's next words in ``run`` within ten minutes after ``ts``, redacted."""
-        if run is None or ts is None or run not in self.by_run:
-            return None
-        index = bisect.bisect_right(self.stamps[run], ts)
-        if index >= len(self.by_run[run]):
-            return None
-        row = self.by_run[run][index]
-        if row["ts"] - ts > _FOLLOW_UP:
-            return None
-        body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
-        return tx.quote(body) or None
-
-
-def _not_human(text: str, pats: Patterns) -> bool:
-    body, _ = tx.strip_leading_tags(text or "")
-    return not body.strip() or any_match(pats.not_human, body) is not None
-
-
-def correction_family(text: str, pats: Patterns) -> tuple[str, int] | None:
-    """The family of the first correcting sentence of a human turn and its offset, or None.
-
-    A sentence with a look-alike ("no problem", "again, thanks!") never counts."""
-    for offset, sentence in tx.sentences(text):
-        if any_match(pats.lookalikes, sentence):
-            continue
-        for family, patterns in pats.corrections.items():
-            if any_match(patterns, sentence):
-                return family, offset
-    return None
-
-
-def corrections(rows: list[Row], pats: Patterns) -> list[Signal]:
-    out = []
-    for row in rows:
-        if not row["is_after_agent"] or _not_human(row["text"], pats):
-            continue
-        # the quote comes from the human's own words, not the harness tags before them
-        body, _ = tx.strip_leading_tags(tx.redacted(row["text"]))
-        found = correction_family(body, pats)
-        if found is None:
-            continue
-        family, offset = found
-        out.append(
-            _transcript_signal(
-                row,
-                "correction",
-                ("correction", family),
-                tx.quote(body, offset, pats.quote_chars),
-                detail={"family": family},
-            )
-        )
-    return out
-
-
-def _transcript_signal(
-    row: Row, kind: str, mechanism: tuple[str, ...], quote: str, **extra: Any
-) -> Signal:
-    return Signal(
-        kind=kind,
-        mechanism=mechanism,
-        quote=quote,
-        session_id=row["session_id"],
-        agent_run_id=row["agent_run_id"],
-        runtime=row.get("runtime"),
-        ts=row["ts"],
-        file=row.get("file_path"),
-        line=row.get("line_no"),
-        **extra,
-    )
 
 
 # ---------------------------------------------------------------- interrupts and rejections
@@ -178,57 +121,127 @@ def interrupts(texts: list[Row], calls: list[Row], turns: Turns, pats: Patterns)
     return out
 
 
+_REASON = re.compile(
+    r"the user provided the following reason for the rejection:\s*(.+)", re.I | re.S
+)
+_PLAN_TOOLS = {"ExitPlanMode", "exit_plan_mode"}
+# A question back with a negation pushes back ("I don't think we need to loop ...?").
+_PUSHBACK = re.compile(r"\b(not|no|never|instead|rather|\w+n'?t|не|нет|вместо|зачем)\b", re.I)
+
+
+def rejection_reason(call: Row, turns: Turns, pats: Patterns) -> tuple[str | None, str, str]:
+    """Why the user refused a call: the reason typed into the refusal, else their next words
+    within two minutes when those say something ("ok", "wait", "продолжай" say nothing, a
+    question asks); where it came from (``refusal`` / ``next_turn`` / ``none``) and the
+    ``file:line`` it was read from."""
+    match = _REASON.search(call["result_head"] or "")
+    if match and match.group(1).strip():
+        reason = tx.quote(tx.redacted(match.group(1).strip()), 0, pats.quote_chars)
+        return reason, "refusal", f"{call['result_file']}:{call['result_line']}"
+    row = turns.next_turn(call["agent_run_id"], call["result_at"], _AFTER_INTERRUPT)
+    after = said(row) if row else None
+    # a question back ("do you know what speckit is?") asks, it does not give a reason,
+    # unless it pushes back
+    if (
+        row
+        and after
+        and not _no_reason(after, pats)
+        and (
+            not asks_question(after)
+            or _PUSHBACK.search(after)
+            or correction_family(after, pats) is not None
+        )
+    ):
+        where = f"{row['file_path']}:{row['line_no']}" if row.get("file_path") else ""
+        return after, "next_turn", where
+    return None, "none", ""
+
+
 def rejections(calls: list[Row], turns: Turns, pats: Patterns) -> list[Signal]:
-    return [
-        _call_signal(c, "rejected_tool_use", turns, pats)
-        for c in calls
-        if c["is_rejected"] and not c["is_interrupt"]
-    ]
+    """Refused tool calls that say something went wrong. A permission prompt refused
+    without a reason is the user's choice, not a failure; a declined plan is plan mode
+    working, so it counts only when the user's reason corrects the agent ("no, don't
+    rewrite the pager")."""
+    out = []
+    for call in calls:
+        if not call["is_rejected"] or call["is_interrupt"]:
+            continue
+        reason, source, where = rejection_reason(call, turns, pats)
+        if reason is None:
+            continue
+        if call["tool_name"] in _PLAN_TOOLS and correction_family(reason, pats) is None:
+            continue
+        signal = _call_signal(call, "rejected_tool_use", turns, pats)
+        signal.context = reason
+        signal.detail.update({"reason": reason, "reason_from": source, "reason_at": where})
+        out.append(signal)
+    return out
 
 
 # ---------------------------------------------------------------- repeated failures
 
 
+_SEARCHES = {"grep", "rg", "ag", "ack", "egrep", "fgrep", "test", "[", "diff", "cmp"}
+
+
+def _failure_head(call: Row) -> str | None:
+    """What failed, as compared within a run and clustered across runs: the program a
+    command runs (``pytest`` for ``uv run pytest tests/a.py -k x``), else the tool (an Edit
+    on any file)."""
+    if call.get("command"):
+        return tx.program(call["command"])
+    if call.get("target_path") or call.get("tool_name"):
+        return str(call["tool_name"] or "tool")
+    return None
+
+
 def repeated_failures(calls: list[Row], pats: Patterns) -> list[Signal]:
-    """One signal per (run, command, error line) that failed ``repeat_min`` times or more."""
+    """One signal per (run, program or tool, kind of error) that failed ``repeat_min`` times
+    or more: retrying with other arguments is still the same failure, the same command
+    failing for another reason is another. The error is read from the whole result in the
+    transcript (the warehouse keeps only its head, often a banner)."""
+    failed = [
+        c for c in calls if c["is_error"] and not c["is_interrupt"] and not c["is_rejected"]
+    ]
+    results = result_texts([(c["result_file"], c["result_line"]) for c in failed])
     groups: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
-    for call in calls:
-        if not call["is_error"] or call["is_interrupt"] or call["is_rejected"]:
+    for call in failed:
+        head = _failure_head(call)
+        if head is None:
             continue
-        if call.get("command"):
-            what = tx.command_norm(call["command"])
-        elif call.get("target_path"):
-            what = f"{call['tool_name']} {call['target_path']}"
-        else:
-            continue
-        error = tx.error_line(call["result_head"])
-        groups[(call["agent_run_id"], what, tx.error_norm(error))].append(call)
+        full = results.get((call["result_file"], call["result_line"])) or call["result_head"]
+        if head in _SEARCHES and not tx.error_line(full):
+            continue  # a search finding nothing exits 1: an answer, not a failure
+        call = {**call, "result_text": full}
+        error = tx.error_line(full)
+        groups[(call["agent_run_id"], head, tx.error_class(error))].append(call)
     out = []
-    for (_, _, _), items in groups.items():
+    for (_, head, error_class), items in groups.items():
         if len(items) < pats.repeat_min:
             continue
         first = items[0]
-        error = tx.error_line(first["result_head"])
-        head = (
-            tx.command_signature(first["command"])
-            if first.get("command")
-            else (f"{first['tool_name']} {Path(first['target_path']).name}")
-        )
-        clean = tx.redacted(first["result_head"])
-        at = clean.find(error) if error else 0
+        error = tx.error_line(first["result_text"])
+        clean = tx.redacted(first["result_text"])
+        at = clean.find(tx.redacted(error)) if error else 0
         detail = _call_detail(first)
         detail.update(
             {
+                "program": head,
+                "exit_code": first.get("exit_code"),
                 "count": len(items),
                 "error_line": tx.one_line(tx.redacted(error), 200),
-                "error_class": tx.error_class(error),
+                "error_class": error_class,
+                "variants": sorted(
+                    {tx.one_line(tx.redacted(c.get("command") or c.get("target_path") or ""), 120)
+                     for c in items}
+                ),
                 "occurrences": [f"{c['result_file']}:{c['result_line']}" for c in items],
             }
         )
         out.append(
             Signal(
                 kind="repeated_failure",
-                mechanism=("repeated_failure", head, tx.error_class(error)),
+                mechanism=("repeated_failure", head, error_class),
                 quote=tx.quote(clean, max(at, 0), pats.quote_chars),
                 session_id=first["session_id"],
                 agent_run_id=first["agent_run_id"],
@@ -281,29 +294,6 @@ def _is_reviewer(row: Row, pats: Patterns) -> bool:
     return any_match(pats.reviewers, " \n".join(w for w in words if isinstance(w, str))) is not None
 
 
-def last_assistant_text(path: str | None, line: int | None) -> str | None:
-    """The text blocks of one transcript line (the subagent's final answer), if readable."""
-    if not path or not line:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if number == line:
-                    record = orjson.loads(raw)
-                    break
-            else:
-                return None
-    except (OSError, orjson.JSONDecodeError):
-        return None
-    content = (record.get("message") or {}).get("content") if isinstance(record, dict) else None
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        return "\n".join(p for p in parts if isinstance(p, str)) or None
-    return None
-
-
 def _verdict(row: Row) -> tuple[str | None, str | None, int | None]:
     if row.get("result_head"):
         # 2.1.x appends an ``agentId: …`` block (a separate text block) to the answer
@@ -311,6 +301,21 @@ def _verdict(row: Row) -> tuple[str | None, str | None, int | None]:
         return head, row["result_file"], row["result_line"]
     text = last_assistant_text(row.get("last_agent_file"), row.get("last_agent_line"))
     return text, row.get("last_agent_file"), row.get("last_agent_line")
+
+
+def verdict_of(head: str, pats: Patterns) -> tuple[bool, bool]:
+    """(rejected, accepted) for a reviewer's answer: whichever verdict it states first wins,
+    so "APPROVE. Nit: the docstring needs changes later" is an approval."""
+    reject = _first(pats.reject, head)
+    accept = _first(pats.accept, head)
+    if reject is not None and (accept is None or reject < accept):
+        return True, False
+    return False, accept is not None
+
+
+def _first(patterns: list[re.Pattern[str]], text: str) -> int | None:
+    starts = [m.start() for p in patterns if (m := p.search(text))]
+    return min(starts) if starts else None
 
 
 def gate_rejections(spawns: list[Row], pats: Patterns) -> list[Signal]:
@@ -321,9 +326,7 @@ def gate_rejections(spawns: list[Row], pats: Patterns) -> list[Signal]:
         if not _is_reviewer(row, pats):
             continue
         verdict, file, line = _verdict(row)
-        head = (verdict or "")[:400]
-        rejected = any_match(pats.reject, head) is not None
-        accepted = not rejected and any_match(pats.accept, head) is not None
+        rejected, accepted = verdict_of((verdict or "")[:400], pats)
         reviews.append((row, verdict, file, line, rejected, accepted))
     out = []
     for i, (row, verdict, file, line, rejected, _) in enumerate(reviews):

@@ -62,6 +62,7 @@ def _code_files(commit: Commit) -> list[str]:
 def git_signals(repo: Path, since: datetime | None, pats: Patterns) -> list[Signal]:
     window = timedelta(hours=pats.fix_window_hours)
     history = commits(repo, since - window if since else None)
+    by_sha = {c.sha: c for c in history}
     out = []
     for index, commit in enumerate(history):
         if since is not None and commit.at < since:
@@ -71,6 +72,8 @@ def git_signals(repo: Path, since: datetime | None, pats: Patterns) -> list[Sign
             continue
         if any_match(pats.reverts, commit.message):
             reverted = _REVERTED.search(commit.message)
+            if _undoes_a_revert(commit, reverted, by_sha, pats):
+                continue  # re-applying a change that was reverted: the revert was the slip
             out.append(
                 _signal(
                     repo,
@@ -106,6 +109,18 @@ def git_signals(repo: Path, since: datetime | None, pats: Patterns) -> list[Sign
                 )
             )
     return out
+
+
+def _undoes_a_revert(
+    commit: Commit, reverted: re.Match[str] | None, by_sha: dict[str, Commit], pats: Patterns
+) -> bool:
+    if commit.subject.startswith('Revert "Revert '):
+        return True
+    if reverted is None:
+        return False
+    sha = reverted.group(1)
+    target = by_sha.get(sha) or next((c for s, c in by_sha.items() if s.startswith(sha)), None)
+    return target is not None and any_match(pats.reverts, target.message) is not None
 
 
 def _signal(

@@ -50,16 +50,30 @@ CORRECTIONS: dict[str, list[str]] = {
         r"\bзачем ты\b",
         r"\bты (забыл|сломал|пропустил|проигнорировал)\w*",
         r"\bвсё ещё (не работает|падает|сломан)\w*",
+        # a plain report that what the agent did fails
+        r"\b(doesn'?t|does not|isn'?t|is not|don'?t|do not)\s+(work|working|do what)\b",
+        r"\b(not|stopped) working\b",
+        r"\b(we|you) (lost|deleted|removed|dropped) (the|my|our|all)\b",
+        r"\b(tests?|build|ci|checks?)\b.{0,20}\b(unhappy|failing|fail now|broken now|red now)\b",
+        r"^\W*are you sure\b",
+        r"\bI did(n'?t| not) (ask|want) (for|you to)\b",
+        r"^\W*(error|fatal)(\[\w+\])?:",
+        r"^\W*Traceback \(most recent call last\)",
+        r"\b(не работает|перестал\w* работать|ты (удалил|потерял)\w*)\b",
+        r"\b(тесты?|сборка|ci)\b.{0,20}\b(падают|падает|упал\w*|красн\w*)\b",
+        r"^\W*ты уверен\w*\b",
+        r"\bя не просил\w*\b",
     ],
-    # "again" is common in plain requests ("run it again"): it counts at the start of a
-    # sentence, with "!", or next to a failure word.
+    # "again" is common in plain requests ("run it again", "снова запусти"): it counts alone
+    # ("again?!"), or next to a failure word or a negation.
     "again": [
-        r"^\W*again\b",
-        r"\bagain\s*!",
+        r"^\W*again\s*[?!]",
         r"\b(broke|broken|breaking|failing|fails|failed|forgot|ignored|missed|skipped|wrong|"
         r"same (mistake|error|thing|problem|issue))\W+(\w+\W+){0,3}?again\b",
         r"\b(not|never|\w+n't)\W+(\w+\W+){0,4}?again\b",
-        r"^\W*(опять|снова)\b",
+        r"\bagain\b.{0,30}\b(without|instead of)\b",
+        r"^\W*(опять|снова)\s*[?!]",
+        r"^\W*опять\s+(ты|вы)\b",
         r"\b(опять|снова)\s+(\w+\s+){0,2}?(не|без|сломал\w*|упал\w*|пада\w*|забыл\w*|ошиб\w*)",
         r"\b(сломал\w*|упал\w*|пада\w*|забыл\w*|ошиб\w*|не работает)\W+"
         r"(\w+\W+){0,2}?(опять|снова)\b",
@@ -69,6 +83,9 @@ CORRECTIONS: dict[str, list[str]] = {
         r"^\W*(stop|don'?t|do not)\b(?!\s+(forget|worry|hesitate|mind|bother)\b)",
         r"\b(верни|откати)\w*",
         r"^\W*(не (надо|нужно|трогай|делай|запускай|меняй|коммить|трогать)|стоп)\b",
+        r"^\W*(хватит|прекрати|перестань)\b",
+        r"\bникогда не (делай|трогай|запускай|коммить|пушь)\b",
+        r"\bnever (do|touch|run|commit|push|force)\b",
     ],
 }
 
@@ -81,6 +98,51 @@ LOOKALIKES = [
     r"\b(всё|все) (хорошо|отлично|норм\w*)\b",
     r"\bнет проблем\b",
     r"\b(спасибо|благодарю|отлично|супер|молодец|выручил\w*|здорово)\b",
+    # greetings
+    r"^\W*(hi|hello|hey|good (morning|afternoon|evening)|welcome back)\b",
+    r"^\W*((снова|опять) )?(привет\w*|здравствуй\w*|добр(ое|ый) (утро|день|вечер))\b",
+    # a third party (a test, a reviewer, a tool, the docs) is wrong, not the agent
+    r"\b(test|tests|spec|reviewer|review|linter|ruff|mypy|pylint|eslint|ci|compiler|tool|"
+    r"docs?|documentation|upstream|library|readme|comment)('s| is| are| was| were)\s+"
+    r"(\w+\s+){0,2}?(wrong|incorrect|outdated|lying|mistaken)\b",
+    r"\b(wrong|incorrect|outdated) in the (\w+ ){0,2}?(docs?|documentation|spec|test|readme)\b",
+    r"\b(тест\w*|спек\w*|ревьюер\w*|рецензент\w*|линтер\w*|ruff|mypy|ci|компилятор\w*|"
+    r"документаци\w*|библиотек\w*|инструмент\w*)\s+(\w+\s+){0,2}?"
+    r"(неправ\w*|неверн\w*|ошиба\w*|врёт|врет|устарел\w*)",
+    r"\b(неправильно|неверно|ошибка)\s+в\s+(\w+\s+)?(документаци|тест|спек|библиотек|readme)",
+]
+# Self-corrections: a turn holding one of these is the user correcting their own earlier
+# words, not the agent; the whole turn never counts.
+SELF_CORRECTIONS = [
+    r"\bmy (bad|mistake|fault)\b",
+    r"\bI (was wrong|misspoke|mixed (it|them|that) up|gave you the wrong|typed the wrong|"
+    r"got (it|that) wrong|wrote the wrong|said the wrong)\b",
+    r"\bsorry,? I (meant|said|wrote|gave)\b",
+    r"\bя (ошибся|ошиблась|перепутал\w*|оговорил\w*|опечатал\w*)\b",
+    r"\bмоя ошибка\b",
+    r"\bя (неправильно|не то) (сказал|написал|указал|дал)\w*",
+]
+# Lines that introduce a paste (a review, a log): the lines after them, up to a blank line,
+# are someone else's words.
+PASTE_HEADERS = [
+    r"\b(review|reviewer|log|output|traceback|comment|feedback|report|message)s?\b[^\n]*:\s*$",
+    r"\b(отзыв|ревью|ревьюер\w*|лог|вывод|замечани|комментари|сообщени)\w*\b[^\n]*:\s*$",
+]
+# Reported speech: someone else's words, quoted inline.
+REPORTED = [
+    r"\b(wrote|writes|said|says|commented|replied)\b[^.!?]{0,20}:\s*[\"“«]",
+    r"\b(написал\w*|пишет|сказал\w*|ответил\w*)\b[^.!?]{0,20}:\s*[\"“«]",
+]
+# Families an answer to the agent's own question reads like ("no, the other one", "не надо,
+# оставь"): after an agent turn ending in a question they do not count.
+ANSWER_FAMILIES = ["not-like-that", "undo"]
+# A refusal or interrupt followed by one of these (the whole turn) gives no reason.
+NO_REASON = [
+    r"^\W*(ok|okay|continue|go on|go ahead|carry on|proceed|wait|hold on|later|never ?mind|"
+    r"nvm)\W*$",
+    r"^\W*((ok|okay|wait|hmm),? )?let me (think|check|look)\b",
+    r"^\W*(ладно|продолжай\w*|дальше|подожди\w*|погоди\w*|секунду|потом)\W*$",
+    r"^\W*((подожди|погоди)\w*,? )?я сам\b",
 ]
 # Text that is not a human turn (harness output, compaction summaries, slash commands).
 NOT_HUMAN = [
@@ -99,8 +161,10 @@ REJECT = [
     r"^\W*(отклонено|не принято)\b",
 ]
 ACCEPT = [
-    r"^\W*(APPROVE[DS]?|ACCEPT(ED)?|LGTM|PASS(ED)?)\b",
-    r"^\W*(принято|одобрено|утверждено)\b",
+    r"^\W*((verdict|decision|result)\W*)?(APPROVE[DS]?|ACCEPT(ED)?|LGTM|PASS(ED)?)\b",
+    r"^\W*((вердикт|решение|итог)\W*)?(принято|одобрено|утверждено)\b",
+    r"\bno (changes|rework) (requested|needed|required)\b",
+    r"\b(доработка|правки|изменения) не (нужн\w*|требу\w*)",
 ]
 REVIEWERS = [
     r"\b(review\w*|gate\w*|judge|audit\w*|verif\w*|critic|qa)\b",
@@ -118,6 +182,11 @@ REVERTS = [r"^\s*Revert\b", r"\bThis reverts commit [0-9a-f]{7,40}\b"]
 class Patterns:
     corrections: dict[str, list[re.Pattern[str]]] = field(default_factory=dict)
     lookalikes: list[re.Pattern[str]] = field(default_factory=list)
+    self_corrections: list[re.Pattern[str]] = field(default_factory=list)
+    paste_headers: list[re.Pattern[str]] = field(default_factory=list)
+    reported: list[re.Pattern[str]] = field(default_factory=list)
+    no_reason: list[re.Pattern[str]] = field(default_factory=list)
+    answer_families: list[str] = field(default_factory=lambda: list(ANSWER_FAMILIES))
     not_human: list[re.Pattern[str]] = field(default_factory=list)
     interrupt: list[re.Pattern[str]] = field(default_factory=list)
     reject: list[re.Pattern[str]] = field(default_factory=list)
@@ -132,6 +201,10 @@ class Patterns:
 
 _LISTS = {
     "lookalike_patterns": LOOKALIKES,
+    "self_correction_patterns": SELF_CORRECTIONS,
+    "paste_header_patterns": PASTE_HEADERS,
+    "reported_patterns": REPORTED,
+    "no_reason_patterns": NO_REASON,
     "not_human_patterns": NOT_HUMAN,
     "interrupt_patterns": INTERRUPT,
     "reject_patterns": REJECT,
@@ -141,7 +214,7 @@ _LISTS = {
     "revert_patterns": REVERTS,
 }
 _NUMBERS = {"fix_window_hours": float, "repeat_min": int, "quote_chars": int}
-_KNOWN = {*_LISTS, *_NUMBERS, "corrections"}
+_KNOWN = {*_LISTS, *_NUMBERS, "corrections", "answer_families"}
 
 
 def load_patterns(table: dict[str, Any] | None = None) -> Patterns:
@@ -162,8 +235,12 @@ def load_patterns(table: dict[str, Any] | None = None) -> Patterns:
             "fix": "fixes",
             "revert": "reverts",
             "not_human": "not_human",
+            "self_correction": "self_corrections",
+            "paste_header": "paste_headers",
         }.get(attr, attr)
         setattr(out, attr, _compile(_strings(table.get(key, default), key), key))
+    if "answer_families" in table:
+        out.answer_families = _strings(table["answer_families"], "answer_families")
     for key, kind in _NUMBERS.items():
         if key in table:
             value = table[key]

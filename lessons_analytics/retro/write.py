@@ -45,13 +45,16 @@ def write_retro(result: RetroResult, out_dir: Path) -> dict[str, Path]:
 
 
 def digest_text(result: RetroResult) -> str:
-    ready = [c for c in result.clusters if c.status == "candidate-ready"]
+    due = [c for c in result.clusters if c.verdict_due(result.generated_at)]
+    ready = [c for c in result.clusters if c.status == "candidate-ready" and c not in due]
     single = [c for c in result.clusters if c.status != "candidate-ready"]
     lines = [
         f"# Retro digest, {result.generated_at:%Y-%m-%d}",
         "",
-        f"{len(result.signals)} signals in {len(result.clusters)} clusters: "
-        f"**{len(ready)} candidate-ready** (two or more independent cases), "
+        f"{len(result.signals)} signals in {len(result.clusters)} clusters, ranked by "
+        f"independent cases (distinct sessions; a commit for git): **{len(due)} ready for a "
+        f"verdict** (three or more cases, or two first seen over 14 days ago), "
+        f"**{len(ready)} candidate-ready** (two cases: the judge may promote), "
         f"{len(single)} for quarantine (one case).",
         "",
         _scope(result),
@@ -63,10 +66,12 @@ def digest_text(result: RetroResult) -> str:
     ]
     if result.warnings:
         lines += ["Warnings:", *[f"- {md_text(redact(w))}" for w in result.warnings], ""]
+    lines += ["## Ready for a verdict", ""]
+    lines += _section(due, 1) or ["None.", ""]
     lines += ["## Candidate-ready", ""]
-    lines += _section(ready, 1) or ["None.", ""]
+    lines += _section(ready, len(due) + 1) or ["None.", ""]
     lines += ["## Quarantine (one case each)", ""]
-    lines += _section(single, len(ready) + 1) or ["None.", ""]
+    lines += _section(single, len(due) + len(ready) + 1) or ["None.", ""]
     lines += ["## Signal kinds", ""]
     lines += [f"- {md_code(kind)}: {md_text(text)}" for kind, text in KINDS.items()]
     return "\n".join(lines) + "\n"
@@ -95,11 +100,12 @@ def _cluster(number: int, cluster: Cluster) -> list[str]:
     lines = [
         f"### {number}. {_text(cluster.title)}",
         "",
-        f"{_code(cluster.cluster_id)} · {_text(cluster.kind)} · {cases} independent case"
-        f"{'s' if cases != 1 else ''} · {len(cluster.signals)} signal"
+        f"{_code(cluster.cluster_id)} · {_text(', '.join(cluster.kinds))} · {cases} independent"
+        f" case{'s' if cases != 1 else ''} · {len(cluster.signals)} signal"
         f"{'s' if len(cluster.signals) != 1 else ''}",
         "",
         f"Suggested target: {_text(cluster.suggested_target)}.",
+        f"Why together: {_text(cluster.shared_key)}.",
     ]
     if cluster.match:
         m = cluster.match
@@ -110,6 +116,8 @@ def _cluster(number: int, cluster: Cluster) -> list[str]:
             f"{_code(m.base_path)}): “{one_line(m.target, 140)}”{shared}. "
             "Add a hit there rather than a new lesson."
         )
+    else:
+        lines.append("Facet of: no existing lesson matches.")
     lines.append("")
     for signal in cluster.signals[:SHOWN_SIGNALS]:
         lines.append(_signal_line(signal))
@@ -130,8 +138,16 @@ def _signal_line(signal: Signal) -> str:
         )
         who = f" · session {_code((signal.session_id or '?')[:8])}"
     extra = _extra(signal)
-    text = f"- {when}{who} · {where} · “{one_line(signal.quote, 300)}”{extra}"
-    if signal.context:
+    said = signal.quote
+    if signal.kind == "rejected_tool_use" and signal.detail.get("reason"):
+        # the refusal's own text is the harness's boilerplate; the user's reason is the news
+        said = str(signal.detail["reason"])
+        at = str(signal.detail.get("reason_at") or "")
+        if signal.detail.get("reason_from") == "next_turn" and ":" in at:
+            path, line = at.rsplit(":", 1)
+            extra += f" · said at {md_link(f'{Path(path).name}:{line}', f'{path}#L{line}')}"
+    text = f"- {when}{who} · {where} · “{one_line(said, 300)}”{extra}"
+    if signal.context and signal.context != said:
         text += f"\n  then the user: “{one_line(signal.context, 200)}”"
     return text
 
@@ -139,7 +155,9 @@ def _signal_line(signal: Signal) -> str:
 def _extra(signal: Signal) -> str:
     d = signal.detail
     if signal.kind == "repeated_failure":
-        return f" · failed {_text(d.get('count'))}× ({_code(d.get('command') or '', 80)})"
+        what = d.get("command") or d.get("target_path") or ""
+        tool = "" if d.get("command") else f"{_text(d.get('tool_name'))} "
+        return f" · failed {_text(d.get('count'))}× ({tool}{_code(what, 80)})"
     if signal.kind == "gate_rejection" and d.get("rework_s") is not None:
         until = (
             "until the next accepted review"
