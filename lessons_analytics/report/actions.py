@@ -1,0 +1,235 @@
+"""The "Do this first" list: the few actions per base that pay most, each one sentence with its
+measured payoff and its evidence.
+
+The common unit is **session hours per week** (``payoff_hours_per_week``), measured over
+the report's trend window (``weeks`` = its ISO weeks, up to 12, never before the first
+session). Every payoff is converted to it with numbers of the same base and window:
+
+- a ritual: its measured hours (as ``cost`` counts them) / weeks;
+- a hit: one median session of the base (its active time, 300 s gap cap). Reading: a
+  repeated failure costs about one session's work to notice and repair — a round,
+  stated price, the same for every hit, so hits rank against each other by count;
+- blind sessions (read the index, saw no active lesson): per week × the base's hits per
+  exposed session × one median session — the failures to expect in sessions the
+  lessons could not reach;
+- body tokens: per week / the new tokens (input, cache creation, output) one active
+  session hour of the base carries — the session time those tokens' worth of work is.
+  Without token counts in the transcripts the payoff is unknown and ranks last.
+
+Which actions are proposed (each rule is also a sign or a verdict elsewhere):
+
+- restructure the index: some session of the window was blind (``heads``);
+- build structure for L: an active lesson hit while recalled at least
+  ``recalled_but_failed_hits`` times in the window (``recalled-but-failed``), or whose
+  effect verdict is ``not holding``;
+- fix the triggers of L: an active lesson with at least ``never_recalled_hits`` hits of
+  known attribution, most of them not recalled (``not_recalled`` + ``index_only`` >
+  ``recalled``), or whose verdict is ``not surfaced``;
+- drop or automate ritual R: more than ``costly_ritual_hours_per_week`` in the window, or
+  the verdict ``costs more than it saves``;
+- slim the body of L: more than ``costly_body_tokens_per_week`` body tokens a week, or a
+  large body that was read;
+- promote or reject candidates: the ``candidate-needs-verdict`` sign's lessons; payoff
+  their hits in the window.
+
+Ranked by payoff (unknown last), then by the order above, then by lesson id; the first
+``MAX_ACTIONS`` are shown, the rest are kept in ``data.json``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from lessons_analytics import metrics
+from lessons_analytics.report import evidence
+
+MAX_ACTIONS = 5
+KINDS = ("restructure-index", "build-structure", "fix-triggers", "drop-ritual", "slim-body",
+         "decide-candidates")  # fmt: skip
+
+
+def _rates(con: duckdb.DuckDBPyConnection, trend: metrics.Filters) -> dict[str, Any]:
+    row = metrics.query(con, "report_session_rates", **trend.params()).to_dicts()[0]
+    median = float(row["median_active_s"] or 0.0)
+    per_hour = row["tokens_per_active_hour"]
+    return {
+        "sessions": int(row["sessions"] or 0),
+        "hours_per_hit": median / 3600,
+        "tokens_per_active_hour": float(per_hour) if per_hour else None,
+    }
+
+
+def base_actions(
+    con: duckdb.DuckDBPyConnection,
+    trend: metrics.Filters,
+    weeks: int,
+    t: dict[str, float],
+    signs: dict[str, Any],
+    verdicts: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Every action that applies to the base of ``trend`` (one base), ranked, with the
+    conversion rates used."""
+    rates = _rates(con, trend)
+    rates["weeks"] = weeks
+    cov = metrics.coverage_document(con, trend)["bases"][0]
+    rates["exposed_sessions"] = cov["sessions_in_scope"]
+    found = evidence.hits(con, trend)
+    rates["hits"] = found.height
+    rates["hits_per_exposed_session"] = (
+        found.height / cov["sessions_in_scope"] if cov["sessions_in_scope"] else 0.0
+    )
+    v = verdicts or {}
+    actions = [
+        *_index(con, trend, rates),
+        *_lessons(found, rates, t, v),
+        *_rituals(con, trend, rates, t, v),
+        *_bodies(con, trend, rates, t),
+        *_candidates(found, rates, signs),
+    ]
+    ranked = sorted(actions, key=_rank)
+    for i, action in enumerate(ranked, 1):
+        action["rank"] = i
+    return {"unit": "session hours per week", "rates": rates, "actions": ranked}
+
+
+def _rank(action: dict[str, Any]) -> tuple[int, float, int, str]:
+    payoff = action["payoff_hours_per_week"]
+    return (payoff is None, -(payoff or 0.0), KINDS.index(action["kind"]), action["subject"])
+
+
+def _action(
+    kind: str, subject: str, sentence: str, payoff: float | None, proof: dict[str, Any],
+    **measure: Any,
+) -> dict[str, Any]:  # fmt: skip
+    return {"kind": kind, "subject": subject, "sentence": sentence,
+            "payoff_hours_per_week": payoff, "measure": measure, "evidence": proof}  # fmt: skip
+
+
+def _per_week(count: float, rates: dict[str, Any]) -> float:
+    return count / rates["weeks"] if rates["weeks"] else 0.0
+
+
+def _index(
+    con: duckdb.DuckDBPyConnection, trend: metrics.Filters, rates: dict[str, Any]
+) -> list[dict[str, Any]]:
+    heads = metrics.heads_document(con, trend)["bases"][0]
+    blind = heads["blind_sessions"]
+    if not blind:
+        return []
+    per_week = _per_week(blind, rates)
+    payoff = per_week * rates["hits_per_exposed_session"] * rates["hours_per_hit"]
+    sentence = (
+        f"Restructure INDEX.md so the Active rows come first: {per_week:.1f} sessions a week "
+        f"read it and saw no active lesson ({blind} of {heads['sessions_reading_index']} "
+        f"sessions reading it in {rates['weeks']} weeks)."
+    )
+    proof = evidence.blind_sessions(evidence.index_reads(con, trend))
+    return [_action("restructure-index", "INDEX.md", sentence, payoff, proof,
+                    blind_sessions=blind, per_week=per_week,
+                    sessions_reading_index=heads["sessions_reading_index"])]  # fmt: skip
+
+
+def _lessons(
+    found: pl.DataFrame, rates: dict[str, Any], t: dict[str, float], verdicts: dict[str, str]
+) -> list[dict[str, Any]]:
+    out = []
+    active = found.filter(pl.col("lesson_status") == "active")
+    for lid in sorted(set(active["lesson_id"].to_list())):
+        mine = active.filter(pl.col("lesson_id") == lid)
+        recalled = mine.filter(pl.col("recall") == "recalled")
+        missed = mine.filter(pl.col("recall").is_in(["not_recalled", "index_only"]))
+        known = recalled.height + missed.height
+        weeks = rates["weeks"]
+        if recalled.height >= t["recalled_but_failed_hits"] or (
+            verdicts.get(lid) == "not holding" and recalled.height
+        ):
+            sentence = (
+                f"Build structure (a check, a hook or a gate) for {lid}: {recalled.height} "
+                f"hits while it was recalled in {weeks} weeks — its prose is not holding."
+            )
+            payoff = _per_week(recalled.height, rates) * rates["hours_per_hit"]
+            out.append(_action("build-structure", lid, sentence, payoff,
+                               evidence.hit_list(recalled), hits_recalled=recalled.height,
+                               hits=mine.height))  # fmt: skip
+        mostly_missed = known >= t["never_recalled_hits"] and missed.height > recalled.height
+        if mostly_missed or (verdicts.get(lid) == "not surfaced" and missed.height):
+            sentence = (
+                f"Fix the triggers or the addressee of {lid}: {missed.height} of its {known} "
+                f"hits with a transcript came without the lesson recalled in {weeks} weeks."
+            )
+            payoff = _per_week(missed.height, rates) * rates["hours_per_hit"]
+            out.append(_action("fix-triggers", lid, sentence, payoff,
+                               evidence.hit_list(missed), hits_not_recalled=missed.height,
+                               hits_known=known))  # fmt: skip
+    return out
+
+
+def _rituals(
+    con: duckdb.DuckDBPyConnection,
+    trend: metrics.Filters,
+    rates: dict[str, Any],
+    t: dict[str, float],
+    verdicts: dict[str, str],
+) -> list[dict[str, Any]]:
+    out = []
+    for r in metrics.cost_document(con, trend, gap_cap_s=t["gap_cap_s"])["rituals"]:
+        per_week = _per_week(r["total_hours"], rates)
+        lesson = r["lesson"] or ""
+        costly = verdicts.get(lesson) == "costs more than it saves"
+        if per_week <= t["costly_ritual_hours_per_week"] and not (costly and r["calls"]):
+            continue
+        sentence = (
+            f"Drop or automate the ritual `{r['pattern']}` of {lesson}: {per_week:.2f} "
+            f"session hours a week ({r['calls']} calls in {rates['weeks']} weeks)."
+        )
+        proof = evidence.call_list(evidence.ritual_calls(con, trend, r["pattern"]), lesson)
+        out.append(_action("drop-ritual", lesson, sentence, per_week, proof,
+                           pattern=r["pattern"], calls=r["calls"],
+                           total_hours=r["total_hours"]))  # fmt: skip
+    return out
+
+
+def _bodies(
+    con: duckdb.DuckDBPyConnection, trend: metrics.Filters, rates: dict[str, Any],
+    t: dict[str, float],
+) -> list[dict[str, Any]]:  # fmt: skip
+    reads = evidence.body_reads(con, trend, t)
+    out = []
+    for lid in sorted(set(reads["lesson_id"].to_list())):
+        mine = reads.filter(pl.col("lesson_id") == lid)
+        tokens = int(mine["tokens"].sum())
+        per_week = _per_week(tokens, rates)
+        large = bool(mine["is_large"].any())
+        if per_week <= t["costly_body_tokens_per_week"] and not large:
+            continue
+        per_hour = rates["tokens_per_active_hour"]
+        payoff = per_week / per_hour if per_hour else None
+        sentence = (
+            f"Slim the body of {lid}: {per_week:,.0f} tokens a week delivered by "
+            f"{mine.height} read(s) in {rates['weeks']} weeks"
+            + (" (a body over the large-body size)." if large else ".")
+        )
+        out.append(_action("slim-body", lid, sentence, payoff, evidence.body_list(mine),
+                           tokens=tokens, tokens_per_week=per_week, reads=mine.height,
+                           large=large))  # fmt: skip
+    return out
+
+
+def _candidates(
+    found: pl.DataFrame, rates: dict[str, Any], signs: dict[str, Any]
+) -> list[dict[str, Any]]:
+    sign = next((s for s in signs.get("signs", []) if s["name"] == "candidate-needs-verdict"), None)
+    if not sign or not sign["fired"]:
+        return []
+    ids = sorted(sign["lessons"])
+    mine = found.filter(pl.col("lesson_id").is_in(ids))
+    payoff = _per_week(mine.height, rates) * rates["hours_per_hit"]
+    sentence = (
+        f"Promote or reject {len(ids)} candidate(s) past the verdict threshold "
+        f"({', '.join(ids)}): {mine.height} hits in {rates['weeks']} weeks."
+    )
+    return [_action("decide-candidates", ", ".join(ids), sentence, payoff,
+                    evidence.hit_list(mine), candidates=ids, hits=mine.height)]  # fmt: skip

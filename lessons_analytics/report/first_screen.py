@@ -1,0 +1,171 @@
+"""The first screen of each base ("Do this first", the headline numbers with their
+evidence and footnotes) and the page-wide notes, as layout blocks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lessons_analytics.report.actions import MAX_ACTIONS
+from lessons_analytics.report.blocks import SMALL_NOTE, ActionItem, ActionList, evidence_block
+from lessons_analytics.report.layout import Heading, Layout, Para, Table, slug
+from lessons_analytics.report.numbers import SMALL, fmt_delta, fmt_number, fmt_share, tone
+
+SUPERSCRIPTS = "¹²³⁴⁵⁶⁷⁸⁹"
+
+# What each headline share is a share of, by (document, denominator): the footnotes that
+# explain why two numbers side by side can disagree.
+DENOMINATORS: dict[tuple[str, str], tuple[str, str]] = {
+    ("coverage", "sessions_in_scope"): (
+        "sessions in scope",
+        "of the sessions in scope: sessions of this base started this week while it has an "
+        "active lesson. Recalled = the session read an active lesson's body or got its id "
+        "quoted, anywhere in the session, subagents included.",
+    ),
+    ("heads", "sessions_reading_index"): (
+        "sessions reading the index",
+        "of the sessions that read INDEX.md this week (by the read's time). A blind session "
+        "saw no Active row in any of its reads; it can still recall a lesson by opening its "
+        "body directly, so a high recall coverage and many blind sessions are both true at "
+        "once.",
+    ),
+    ("heads", "reads"): ("index reads", "of the index reads (reads, not sessions)."),
+    ("hits", "hits"): (
+        "hits",
+        "of all hits this week, those without a transcript (unknown) included: recalled + "
+        "index row only + not recalled + unknown = hits. The ladder's recalled share counts "
+        "only the hits with a transcript, so it is higher.",
+    ),
+    ("bodies", "reads"): ("body reads", "of the lesson-body reads (reads, not sessions)."),
+}
+
+
+def first_screen(out: Layout, data: dict[str, Any], s: dict[str, Any]) -> None:
+    """ "Do this first": the ranked actions, their payoff and their evidence."""
+    tag = slug(s["name"])
+    first = s["first"]
+    out.add(Heading(3, "Do this first", f"{tag}-first"))
+    shown = first["actions"][:MAX_ACTIONS]
+    if not shown:
+        out.add(Para("Nothing to do first: no action's condition holds in the trend window."))
+    else:
+        out.add(ActionList([ActionItem(a["sentence"], _payoff(a), _anchor(tag, a)) for a in shown]))
+    rest = len(first["actions"]) - len(shown)
+    r = first["rates"]
+    weeks = data["trend_weeks"]
+    out.add(
+        Para(
+            f"Ranked by payoff in session hours per week over {weeks[0]}–{weeks[-1]} "
+            f"({r['weeks']} weeks): a ritual by its measured hours; a hit at one median "
+            f"session of this base ({60 * r['hours_per_hit']:.0f} min of active time); a "
+            f"blind session at its expected hits ({r['hits_per_exposed_session']:.2f} per "
+            "exposed session); body tokens at the new tokens one session hour carries ("
+            + (
+                f"{r['tokens_per_active_hour']:,.0f}"
+                if r["tokens_per_active_hour"]
+                else "unknown here"
+            )
+            + ")."
+            + (f" {rest} more action(s) in data.json." if rest else ""),
+            "note",
+        )
+    )
+    for a in shown:
+        out.add(evidence_block(_anchor(tag, a), f"Evidence for {a['rank']}", a["evidence"]))
+
+
+def _anchor(tag: str, action: dict[str, Any]) -> str:
+    return f"ev-{tag}-do-{action['rank']}"
+
+
+def _payoff(action: dict[str, Any]) -> str:
+    value = action["payoff_hours_per_week"]
+    if value is None:
+        return "(payoff unknown: no token counts)"
+    return f"≈ {value:.2f} h/week" if value < 10 else f"≈ {value:,.0f} h/week"
+
+
+def headline_section(out: Layout, s: dict[str, Any], data: dict[str, Any]) -> None:
+    """The headline numbers: this week linked to its evidence, its denominator with a
+    footnote, last week, and the change coloured by whether it is good."""
+    from lessons_analytics.report.data import HEADLINES
+
+    tag = slug(s["name"])
+    dens = {key: (doc, den) for key, _, doc, _, den in HEADLINES}
+    marks: dict[tuple[str, str], str] = {}
+    rows, tones, links = [], [], []
+    for h in s["headline"]:
+        key = h["key"]
+        doc, den = dens.get(key, ("", ""))
+        label, of = h["label"], "–"
+        if den and (doc, den) in DENOMINATORS:
+            mark = marks.setdefault((doc, den), SUPERSCRIPTS[len(marks)])
+            label += mark
+            of = f"{h['total']:,} {DENOMINATORS[(doc, den)][0]}"
+        if h["kind"] == "share":
+            value = fmt_share(h)
+            prev = f"{h['previous_count']}/{h['previous_total']}" + (
+                f" = {100 * h['previous']:.1f} %" if h["previous"] is not None else ""
+            )
+            change = fmt_delta(h, is_share=True, key=key)
+        else:
+            digits = 2 if h["kind"] == "hours" else 0
+            value = fmt_number(h["value"], digits) + (
+                f" ({h['calls']} calls)" if h["kind"] == "hours" else ""
+            )
+            prev = fmt_number(h["previous"], digits)
+            change = fmt_delta(h, is_share=False, digits=digits, key=key)
+        rows.append([label, value, of, prev, change])
+        tones.append(["", "", "", "", tone(key, h["delta"])])
+        links.append(["", f"ev-{tag}-{key}" if key in s["evidence"] else "", "", "", ""])
+    out.add(Heading(3, f"Headline numbers, {data['week']} vs {data['previous_week']}"))
+    out.add(
+        Table(
+            ["number", data["week"], "of", data["previous_week"], "change"],
+            rows,
+            tones=tones,
+            links=links,
+        )
+    )
+    notes = [f"{mark} {DENOMINATORS[k][1]}" for k, mark in marks.items()]
+    if notes:
+        out.add(Para(" ".join(notes), "note"))
+    for h in s["headline"]:
+        if h["key"] in s["evidence"]:
+            out.add(
+                evidence_block(
+                    f"ev-{tag}-{h['key']}", f"Evidence: {h['label']}", s["evidence"][h["key"]]
+                )
+            )
+
+
+PORTFOLIO_NOTE = (
+    "Different denominators: recall coverage is a share of sessions in scope; hits is a "
+    "count of hits; hits while recalled is a share of those hits (hits without a transcript "
+    "included). Each base's headline table gives every denominator."
+)
+
+
+def small_sample_notes(layout: Layout) -> None:
+    """Right after the last block of each section (between headings) that shows a
+    small-sample share, one note saying what the mark means: once, not in every cell."""
+    blocks = list(layout.blocks)
+    last: int | None = None
+    marks: list[int] = []
+    for i, block in enumerate(blocks):
+        if isinstance(block, Heading):
+            if last is not None:
+                marks.append(last)
+            last = None
+        elif _shows_small(block):
+            last = i
+    if last is not None:
+        marks.append(last)
+    for i in reversed(marks):
+        blocks.insert(i + 1, Para(SMALL_NOTE, "note"))
+    layout.blocks = blocks
+
+
+def _shows_small(block: Any) -> bool:
+    if isinstance(block, Table):
+        return any(SMALL in cell for row in block.rows for cell in row)
+    return isinstance(block, Para) and block.text != SMALL_NOTE and SMALL in block.text
