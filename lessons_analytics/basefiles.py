@@ -150,6 +150,11 @@ class LessonDoc:
 def read_lesson(path: Path) -> LessonDoc:
     """Parse one lesson file; broken YAML or bytes are recorded in ``errors``."""
     text, bad_line = read_text(path)
+    return parse_lesson(path, text, bad_line)
+
+
+def parse_lesson(path: Path, text: str, bad_line: int | None = None) -> LessonDoc:
+    """Parse a lesson's text (the file now, or one of its versions from git)."""
     lines = split_lines(text)
     match = LESSON_NAME.match(path.name)
     doc = LessonDoc(path, match.group(1) if match else path.stem, text, lines, {}, False, 0)

@@ -10,6 +10,7 @@ themselves (lesson, journal line, INDEX.md) lives in ``basefiles``.
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,6 +29,7 @@ from lessons_analytics.basefiles import (
     opt_str,
     parse_hit_line,
     parse_index,
+    parse_lesson,
     read_lesson,
     read_text,
     split_fields,
@@ -106,18 +108,60 @@ def repo_root_of(path: Path) -> Path | None:
     return Path(out.decode().strip()).resolve() if out else None
 
 
-def _history(root: Path, base: Path) -> list[_Version]:
-    """Every version of every file under the base: one git log, one cat-file batch."""
-    rel = base.relative_to(root).as_posix()
-    out = _git(root, "log", "--no-renames", "--name-status", "--format=@@%H %cI", "--", rel or ".")
-    wanted: list[tuple[str, datetime, str]] = []
+def _log(root: Path, *pathspecs: str) -> list[tuple[str, datetime, str, str]]:
+    """(commit, committed_at, status letter, path) of every file change, newest first."""
+    out = _git(root, "log", "--no-renames", "--name-status", "--format=@@%H %cI", "--",
+               *pathspecs)  # fmt: skip
+    changes: list[tuple[str, datetime, str, str]] = []
     commit, when = "", datetime.min.replace(tzinfo=UTC)
     for line in (out or b"").decode("utf-8", errors="replace").splitlines():
         if line.startswith("@@"):
             sha, _, stamp = line[2:].partition(" ")
             commit, when = sha, utc(stamp) or when
-        elif "\t" in line and not line.startswith("D"):
-            wanted.append((commit, when, line.split("\t")[-1]))
+        elif "\t" in line:
+            changes.append((commit, when, line[:1], line.split("\t")[-1]))
+    return changes
+
+
+# A hook or scout prompt file: any path of the repository with "hook" or "scout" in one of
+# its parts (.claude/hooks/..., agents/lesson-scout.md, hooks.json), and Claude Code's
+# settings files, where hooks are declared. Files inside the base itself are not prompts.
+PROMPT_PATH = re.compile(
+    r"(?:^|/)[^/]*(?:hook|scout)[^/]*(?:/|$)|^\.claude/settings(?:\.local)?\.json$",
+    re.IGNORECASE,
+)
+_PROMPT_PATHSPECS = (":(glob,icase)**/*hook*", ":(glob,icase)**/*hook*/**",
+                     ":(glob,icase)**/*scout*", ":(glob,icase)**/*scout*/**",
+                     ".claude/settings.json", ".claude/settings.local.json")  # fmt: skip
+
+
+def _repo_changes(snap: BaseSnapshot, root: Path, base: Path) -> None:
+    """Commits that changed a prompt file of the repository (one row per file changed)."""
+    rel = base.relative_to(root).as_posix()
+    for sha, when, letter, path in reversed(_log(root, *_PROMPT_PATHSPECS)):
+        inside = rel not in ("", ".") and (path == rel or path.startswith(rel + "/"))
+        if PROMPT_PATH.search(path) and not inside:
+            snap.repo_changes.append(
+                {"base_path": snap.base["base_path"], "commit": sha, "committed_at": when,
+                 "path": str(root / path), "change": letter, "kind": "prompt"}
+            )  # fmt: skip
+
+
+def _history(root: Path, base: Path, snap: BaseSnapshot | None = None) -> list[_Version]:
+    """Every version of every file under the base: one git log, one cat-file batch.
+    Deleted lesson files are recorded in ``snap.repo_changes`` (kind ``lesson_deleted``)."""
+    rel = base.relative_to(root).as_posix()
+    wanted: list[tuple[str, datetime, str]] = []
+    deleted: list[dict[str, Any]] = []
+    for commit, when, letter, path in _log(root, rel or "."):
+        if letter != "D":
+            wanted.append((commit, when, path))
+        elif LESSON_NAME.match(path.rsplit("/", 1)[-1]) and (root / path).parent == base:
+            deleted.append({"commit": commit, "committed_at": when, "path": str(root / path),
+                            "change": letter, "kind": "lesson_deleted"})  # fmt: skip
+    if snap is not None:  # oldest first, as every other list of the snapshot
+        snap.repo_changes.extend({"base_path": snap.base["base_path"], **row}
+                                 for row in reversed(deleted))  # fmt: skip
     if not wanted:
         return []
     wanted.reverse()  # git log is newest first; rows go oldest first
@@ -177,6 +221,7 @@ class BaseSnapshot:
     index_sections: list[dict[str, Any]] = field(default_factory=list)
     quarantine: list[dict[str, Any]] = field(default_factory=list)
     retired: list[dict[str, Any]] = field(default_factory=list)
+    repo_changes: list[dict[str, Any]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
 
     def error(self, file: Path | str, line: int | None, reason: str) -> None:
@@ -198,7 +243,9 @@ def load_base(path: str | Path) -> BaseSnapshot:
          "repo_root": str(root) if root else None, "is_git": root is not None,
          "head_commit": head.decode().strip() if head else None}
     )  # fmt: skip
-    history = _history(root, base) if root else []
+    history = _history(root, base, snap) if root else []
+    if root:
+        _repo_changes(snap, root, base)
     _load_versions(snap, base, root, history)
     for lesson_path in lesson_paths(base):
         _load_lesson(snap, lesson_path)
@@ -218,12 +265,16 @@ def _load_versions(
             continue
         text = version.blob.decode("utf-8", errors="replace")
         journal_bytes, _, entries = journal_stats(text)
+        meta = parse_lesson(root / version.relpath, text).meta
         snap.lesson_versions.append(
             {"base_path": snap.base["base_path"], "lesson_id": match.group(1),
              "file_path": str(root / version.relpath), "commit": version.commit,
              "committed_at": version.committed_at, "body_bytes": len(version.blob),
              "journal_bytes": journal_bytes,
-             "hits": sum(parse_hit_line(raw).is_hit for _, raw in entries)}
+             "hits": sum(parse_hit_line(raw).is_hit for _, raw in entries),
+             "version_seq": sum(v["lesson_id"] == match.group(1) for v in snap.lesson_versions),
+             "status": opt_str(meta.get("status")),
+             "lesson_class": opt_str(meta.get("class"))}
         )  # fmt: skip
 
 

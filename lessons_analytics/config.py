@@ -31,6 +31,17 @@ THRESHOLDS: dict[str, float] = {
     # index layout (check)
     "active_heading_max_line": 15,
     "index_max_bytes": 16384,
+    # effect of a lesson (effect.py): one-sided test level and power of the halving test
+    "effect_alpha": 0.05,
+    "effect_power": 0.8,
+    # retire candidate: no hit over this many days with at least this many exposed sessions
+    "retire_window_days": 60,
+    "retire_min_sessions": 30,
+    # what one avoided hit is worth, against a lesson's ritual hours and body tokens
+    "hours_per_hit": 1.0,
+    "tokens_per_hit": 100_000,
+    # interventions: sessions compared on each side of a change of the base
+    "intervention_window_sessions": 20,
     # measurement
     "chars_per_token": 4,
     "large_body_bytes": 20480,

@@ -291,6 +291,22 @@ BASE_TABLES: dict[str, dict[str, Any]] = {
         "body_bytes": Int,
         "journal_bytes": Int,
         "hits": Int,
+        # the front matter of that version: the effect of a lesson dates from the commit
+        # where its status turned active, so every version's status is kept;
+        # version_seq orders one lesson's versions (0 = first), ties of time included
+        "version_seq": Int,
+        "status": Str,
+        "lesson_class": Str,
+    },
+    # commits of the repository that changed a hook or scout prompt file, or deleted a
+    # lesson file: the interventions that are not visible in the versions above
+    "raw_repo_changes": {
+        "base_path": Str,
+        "commit": Str,
+        "committed_at": Ts,
+        "path": Str,
+        "change": Str,
+        "kind": Str,
     },
     "raw_index_versions": {
         "base_path": Str,

@@ -1,0 +1,264 @@
+"""Does a lesson help? Its hit rate before and after it became active, recalled or not.
+
+``lesson_effects`` reads the counts of ``queries/effect_lessons.sql`` (exposure, hits,
+recall split) and adds the statistics of ``proportions`` and one verdict per lesson.
+``interventions`` (in ``interventions.py``, re-exported here) does the same for changes
+to a base. Everything comes from the warehouse alone.
+
+Rates are hits per exposed session (independent hits, see the query's header); a count of
+hits above the sessions it is divided by (hits without a session) is capped at that
+number for the statistics. ``diff`` is ``rate_after - rate_before`` (negative: fewer
+failures) with its Newcombe interval; ``p_value`` is the one-sided Fisher test that the
+rate fell; ``sessions_needed`` is the number of exposed sessions after activation a
+halving of ``rate_before`` needs to be seen at ``effect_power`` (one-sided
+``effect_alpha``). The recall split compares, after activation, the sessions where the
+lesson was recalled before the miss with those where it was not (``recall_diff`` =
+recalled minus unrecalled rate, ``recall_p_value`` one-sided: recalled is lower).
+
+The verdict, first rule that holds:
+
+1. ``costs more than it saves``: the lesson's ritual (hours a week) or body reads (tokens
+   a week) pass the costly-ritual / costly-body thresholds of ``stats`` and exceed what
+   the hits it avoids are worth (``hours_per_hit``, ``tokens_per_hit`` per avoided hit),
+   even crediting it with the most favourable end of the interval: avoided hits a week =
+   ``max(0, -diff_lo) * exposed_after / weeks_after``. Needs both periods.
+2. ``helps``: at least ``sessions_needed`` exposed sessions after activation, the rate
+   fell (``p_value < effect_alpha``) and the interval of the difference excludes 0.
+3. ``retire candidate``: active now, no hit in the last ``retire_window_days`` days of
+   data while at least ``retire_min_sessions`` exposed sessions happened in them.
+4. ``not holding``: the evidence suffices (``sessions_needed`` sessions after activation,
+   or no hit before activation to halve, so the after period speaks alone), at least
+   ``recalled_but_failed_hits`` hits after activation came while the lesson was
+   recalled, and recall does not lower the rate (``recall_p_value >= effect_alpha``):
+   prose is not enough, build structure.
+5. ``not surfaced``: the evidence suffices, at least ``never_recalled_hits`` hits after
+   activation were not recalled and they are more than half of the split hits: fix its
+   triggers or addressee.
+6. ``insufficient evidence``, with ``sessions_still_needed`` when a number of sessions
+   can settle it (else the reason says what is missing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from lessons_analytics import metrics
+from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.metrics import Filters
+from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
+
+VERDICTS = ("helps", "not holding", "not surfaced", "costs more than it saves",
+            "retire candidate", "insufficient evidence")  # fmt: skip
+
+_STAT_COLUMNS: dict[str, Any] = {
+    "rate_before": pl.Float64, "rate_before_lo": pl.Float64, "rate_before_hi": pl.Float64,
+    "rate_after": pl.Float64, "rate_after_lo": pl.Float64, "rate_after_hi": pl.Float64,
+    "diff": pl.Float64, "diff_lo": pl.Float64, "diff_hi": pl.Float64, "p_value": pl.Float64,
+    "sessions_needed": pl.Int64, "sessions_still_needed": pl.Int64,
+    "recalled_rate": pl.Float64, "unrecalled_rate": pl.Float64,
+    "recall_diff": pl.Float64, "recall_diff_lo": pl.Float64, "recall_diff_hi": pl.Float64,
+    "recall_p_value": pl.Float64,
+    "cost_hours_per_week": pl.Float64, "cost_tokens_per_week": pl.Float64,
+    "avoided_hits_per_week_max": pl.Float64,
+    "verdict": pl.String, "verdict_reason": pl.String,
+}  # fmt: skip
+
+
+def lesson_effects(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    thresholds: Mapping[str, float] | None = None,
+) -> pl.DataFrame:
+    """One row per (base_root, lesson_id): counts, statistics and verdict (module doc)."""
+    t = {**THRESHOLDS, **(thresholds or {})}
+    params = {**filters.params(), "retire_window_days": int(t["retire_window_days"])}
+    counts = metrics.query(con, "effect_lessons", **params)
+    costs = _costs(con, filters, t)
+    rows = []
+    for row in counts.to_dicts():
+        hours, tokens = costs.get((row["base_path"], row["lesson_id"]), (0.0, 0.0))
+        rows.append({**row, **_statistics(row, t, hours, tokens)})
+    schema: dict[str, Any] = {**dict(counts.schema), **_STAT_COLUMNS}
+    frame = pl.DataFrame(rows or None, schema=schema)
+    return frame.rename({"base_path": "base_root"})
+
+
+def _rate(k: int, n: int) -> tuple[float | None, float | None, float | None]:
+    interval = wilson(min(k, n), n)
+    if interval is None:
+        return None, None, None
+    return min(k, n) / n, interval[0], interval[1]
+
+
+def _statistics(
+    row: dict[str, Any], t: Mapping[str, float], hours: float, tokens: float
+) -> dict[str, Any]:
+    kb, nb = min(row["hits_before"], row["exposed_before"]), row["exposed_before"]
+    ka, na = min(row["hits_after"], row["exposed_after"]), row["exposed_after"]
+    out: dict[str, Any] = {}
+    for side, k, n in (("before", kb, nb), ("after", ka, na)):
+        rate, low, high = _rate(k, n)
+        out |= {f"rate_{side}": rate, f"rate_{side}_lo": low, f"rate_{side}_hi": high}
+    diff = newcombe(kb, nb, ka, na)
+    out["diff"], out["diff_lo"], out["diff_hi"] = diff if diff else (None, None, None)
+    out["p_value"] = fisher_less(ka, na, kb, nb)
+    rate_before = out["rate_before"]
+    needed = (
+        sessions_for_halving(rate_before, t["effect_alpha"], t["effect_power"])
+        if rate_before
+        else None
+    )
+    out["sessions_needed"] = needed
+    out["sessions_still_needed"] = max(0, needed - na) if needed is not None else None
+    kr, nr = row["recalled_hits"], row["recalled_sessions"]
+    ku, nu = row["unrecalled_hits"], row["unrecalled_sessions"]
+    out["recalled_rate"] = kr / nr if nr else None
+    out["unrecalled_rate"] = ku / nu if nu else None
+    split = newcombe(ku, nu, kr, nr)
+    out["recall_diff"], out["recall_diff_lo"], out["recall_diff_hi"] = (
+        split if split else (None, None, None)
+    )
+    out["recall_p_value"] = fisher_less(kr, nr, ku, nu)
+    out["cost_hours_per_week"], out["cost_tokens_per_week"] = hours, tokens
+    weeks = row["weeks_after"] or 0
+    out["avoided_hits_per_week_max"] = (
+        max(0.0, -out["diff_lo"]) * na / weeks if out["diff_lo"] is not None and weeks else None
+    )
+    out["verdict"], out["verdict_reason"] = verdict({**row, **out}, t)
+    return out
+
+
+def verdict(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str]:
+    """The verdict word and a one-sentence reason, by the rule of the module docstring."""
+    for rule in (_costs_more, _helps, _retire, _not_holding, _not_surfaced):
+        found = rule(row, t)
+        if found is not None:
+            return found
+    return "insufficient evidence", _insufficient_reason(row)
+
+
+def _pct(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{100 * rate:.1f}"
+
+
+def _counts(row: Mapping[str, Any]) -> str:
+    return (
+        f"{row['hits_before']}/{row['exposed_before']} sessions before activation, "
+        f"{row['hits_after']}/{row['exposed_after']} after"
+    )
+
+
+def _enough(row: Mapping[str, Any]) -> bool:
+    """Enough sessions after activation for the halving test, or nothing before to halve."""
+    needed = row["sessions_needed"]
+    if needed is not None:
+        return bool(row["exposed_after"] >= needed)
+    return bool(row["exposed_after"] > 0 and not row["hits_before"])
+
+
+def _costs_more(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+    hours, tokens = row["cost_hours_per_week"], row["cost_tokens_per_week"]
+    avoided = row["avoided_hits_per_week_max"]
+    if avoided is None:
+        return None
+    over_hours = hours > t["costly_ritual_hours_per_week"] and hours > avoided * t["hours_per_hit"]
+    over_tokens = (
+        tokens > t["costly_body_tokens_per_week"] and tokens > avoided * t["tokens_per_hit"]
+    )
+    if not (over_hours or over_tokens):
+        return None
+    spent = f"{hours:.1f} h" if over_hours else f"{tokens:,.0f} tokens"
+    return "costs more than it saves", (
+        f"{spent} a week against at most {avoided:.2f} hits a week avoided ({_counts(row)})"
+    )
+
+
+def _helps(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+    p, high = row["p_value"], row["diff_hi"]
+    if row["sessions_needed"] is None or not _enough(row) or p is None or high is None:
+        return None
+    if p < t["effect_alpha"] and high < 0:
+        return "helps", (
+            f"hits per 100 sessions fell from {_pct(row['rate_before'])} to "
+            f"{_pct(row['rate_after'])} ({_counts(row)}; one-sided p = {p:.3g})"
+        )
+    return None
+
+
+def _retire(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+    if row["status"] != "active" or row["window_hits"]:
+        return None
+    if row["window_sessions"] < t["retire_min_sessions"]:
+        return None
+    return "retire candidate", (
+        f"no hit in the last {int(t['retire_window_days'])} days over "
+        f"{row['window_sessions']} exposed sessions"
+    )
+
+
+def _not_holding(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+    kr = row["recalled_hits"]
+    if not _enough(row) or kr < t["recalled_but_failed_hits"]:
+        return None
+    p = row["recall_p_value"]
+    if p is not None and p < t["effect_alpha"]:
+        return None
+    return "not holding", (
+        f"{kr} of {row['recalled_sessions']} sessions that recalled it still failed "
+        f"(against {row['unrecalled_hits']} of {row['unrecalled_sessions']} that did not): "
+        "prose is not enough, build structure"
+    )
+
+
+def _not_surfaced(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+    ku, kr = row["unrecalled_hits"], row["recalled_hits"]
+    if not _enough(row) or ku < t["never_recalled_hits"] or ku <= kr:
+        return None
+    return "not surfaced", (
+        f"{ku} of {ku + kr} hits after activation came in sessions that had not recalled it: "
+        "fix its triggers or addressee"
+    )
+
+
+def _insufficient_reason(row: Mapping[str, Any]) -> str:
+    if row["activated_at"] is None:
+        return "never active: no sessions after activation to compare"
+    if not row["exposed_before"]:
+        return f"no exposed session before activation, {_counts(row)}"
+    if not row["hits_before"]:
+        return f"no hit before activation, so no rate to halve ({_counts(row)})"
+    still = row["sessions_still_needed"]
+    if still:
+        return (
+            f"{row['exposed_after']} of the {row['sessions_needed']} exposed sessions after "
+            f"activation a halving needs: {still} more ({_counts(row)})"
+        )
+    return f"the rate did not fall clearly and too few hits tell why ({_counts(row)})"
+
+
+def _costs(
+    con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[str, float]
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """(ritual hours a week, body tokens a week) per lesson, as ``stats`` measures them."""
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for item in metrics.lesson_rituals(con, filters):
+        scoped = Filters((item["base_path"],), filters.since, filters.until)
+        cost = metrics.ritual_cost(con, item["ritual"], scoped, item["lesson_id"], t["gap_cap_s"])
+        out[(item["base_path"], item["lesson_id"])] = (float(cost["hours_per_week"] or 0.0), 0.0)
+    bases = [row[0] for row in con.execute("select base_path from dim_bases").fetchall()]
+    for base in bases:
+        if filters.bases and base not in filters.bases:
+            continue
+        scoped = Filters((base,), filters.since, filters.until)
+        params = {**scoped.params(), "divisor": t["chars_per_token"],
+                  "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip
+        weeks = metrics.query(con, "cost_scope", **params).to_dicts()[0]["weeks"] or 0
+        for row in metrics.query(con, "bodies_by_lesson", **params).to_dicts():
+            key = (base, row["lesson_id"])
+            per_week = float(row["tokens"] or 0) / weeks if weeks else 0.0
+            out[key] = (out.get(key, (0.0, 0.0))[0], per_week)
+    return out

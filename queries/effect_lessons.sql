@@ -1,0 +1,176 @@
+-- effect_lessons: the counts behind the effect of each lesson (the statistics and the
+-- verdict are computed from them in lessons_analytics/effect.py, whose docstring holds the
+-- verdict rule).
+-- Grain: one row per (base, lesson) whose file names a target or that has a hit.
+-- Parameters: $bases, $since, $until (on the session's start, and on the time of a hit
+-- that names no session of the base), $retire_window_days.
+-- Exposure: every session of the lesson's base (subagents included), split at the
+-- lesson's activation (fct_lesson_exposures.period). A session is exposed once however
+-- long it is.
+-- Hits: independent hits, as metrics.md counts them: an exposed session with at least one
+-- hit of the lesson counts once; a hit whose session is not an exposed session of the base
+-- (no session named, or its transcript is missing) counts once by its own time (ts, else
+-- its date) when that time falls inside the span of the base's sessions, and is left out
+-- otherwise (a journal older than the transcripts has no exposure to divide by).
+-- Recall split (after activation only): recalled_* are the exposed sessions where the
+-- lesson was recalled before the miss (or at all, in a session without a hit);
+-- unrecalled_* the rest. Hits without a session cannot be split and are in neither.
+-- Retire window: the last $retire_window_days days up to the base's last session start.
+with
+
+lessons as (
+    select * from dim_lesson_activations
+    where ($bases is null or list_contains($bases, base_path))
+),
+
+exposures as (
+    select * from fct_lesson_exposures
+    where ($bases is null or list_contains($bases, base_path))
+        and ($since is null or started_at >= $since)
+        and ($until is null or started_at < $until)
+),
+
+spans as (
+    select
+        base_path,
+        min(started_at) as first_started_at,
+        max(started_at) as last_started_at,
+        max(coalesce(ended_at, started_at)) as last_ended_at,
+    from exposures
+    group by base_path
+),
+
+hits as (
+    select * from fct_hit_attribution
+    where ($bases is null or list_contains($bases, base_path))
+),
+
+unplaced as (
+    select
+        hits.base_path,
+        hits.lesson_id,
+        hits.independence_key,
+        coalesce(hits.missed_at, hits.hit_date::timestamptz) as missed_at,
+    from hits
+    where not exists (
+        select 1 from exposures
+        where exposures.base_path = hits.base_path
+            and exposures.lesson_id = hits.lesson_id
+            and exposures.session_id = hits.session_id
+    )
+),
+
+unplaced_periods as (
+    select
+        unplaced.base_path,
+        unplaced.lesson_id,
+        unplaced.independence_key,
+        unplaced.missed_at,
+        case
+            when lessons.activated_at is null
+                or unplaced.missed_at < lessons.activated_at then 'before'
+            when lessons.deactivated_at is null
+                or unplaced.missed_at < lessons.deactivated_at then 'after'
+            else 'inactive'
+        end as period,
+        unplaced.missed_at >= spans.last_started_at
+            - to_days($retire_window_days::integer) as in_window,
+    from unplaced
+    inner join lessons using (base_path, lesson_id)
+    inner join spans using (base_path)
+    where unplaced.missed_at between spans.first_started_at and spans.last_ended_at
+        and ($since is null or unplaced.missed_at >= $since)
+        and ($until is null or unplaced.missed_at < $until)
+),
+
+unplaced_counts as (
+    select
+        base_path,
+        lesson_id,
+        count(distinct independence_key) filter (where period = 'before') as before_hits,
+        count(distinct independence_key) filter (where period = 'after') as after_hits,
+        count(distinct independence_key) filter (
+            where period = 'after' and in_window
+        ) as window_hits,
+    from unplaced_periods
+    group by base_path, lesson_id
+),
+
+exposure_counts as (
+    select
+        exposures.base_path,
+        exposures.lesson_id,
+        count(*) filter (where period = 'before') as exposed_before,
+        count(*) filter (where period = 'before' and is_hit) as hit_sessions_before,
+        count(*) filter (where period = 'after') as exposed_after,
+        count(*) filter (where period = 'after' and is_hit) as hit_sessions_after,
+        count(*) filter (where period = 'after' and is_recalled) as recalled_sessions,
+        count(*) filter (
+            where period = 'after' and is_recalled and is_hit
+        ) as recalled_hits,
+        count(*) filter (where period = 'after' and not is_recalled) as unrecalled_sessions,
+        count(*) filter (
+            where period = 'after' and not is_recalled and is_hit
+        ) as unrecalled_hits,
+        min(started_at) filter (where period = 'after') as first_after_at,
+        max(started_at) filter (where period = 'after') as last_after_at,
+        count(*) filter (
+            where period = 'after'
+                and started_at >= spans.last_started_at
+                - to_days($retire_window_days::integer)
+        ) as window_sessions,
+        count(*) filter (
+            where period = 'after' and is_hit
+                and started_at >= spans.last_started_at
+                - to_days($retire_window_days::integer)
+        ) as window_hit_sessions,
+    from exposures
+    inner join spans using (base_path)
+    group by exposures.base_path, exposures.lesson_id
+),
+
+journal as (
+    select base_path, lesson_id, count(*) as journal_hits,
+    from hits
+    group by base_path, lesson_id
+)
+
+select
+    lessons.base_path,
+    lessons.lesson_id,
+    lessons.status,
+    lessons.lesson_class,
+    lessons.evidence_helped,
+    lessons.activated_at,
+    lessons.deactivated_at,
+    lessons.activation_source,
+    coalesce(journal.journal_hits, 0) as journal_hits,
+    coalesce(exposure_counts.exposed_before, 0) as exposed_before,
+    coalesce(exposure_counts.hit_sessions_before, 0)
+    + coalesce(unplaced_counts.before_hits, 0) as hits_before,
+    coalesce(exposure_counts.exposed_after, 0) as exposed_after,
+    coalesce(exposure_counts.hit_sessions_after, 0)
+    + coalesce(unplaced_counts.after_hits, 0) as hits_after,
+    coalesce(unplaced_counts.before_hits, 0)
+    + coalesce(unplaced_counts.after_hits, 0) as hits_without_session,
+    coalesce(exposure_counts.recalled_sessions, 0) as recalled_sessions,
+    coalesce(exposure_counts.recalled_hits, 0) as recalled_hits,
+    coalesce(exposure_counts.unrecalled_sessions, 0) as unrecalled_sessions,
+    coalesce(exposure_counts.unrecalled_hits, 0) as unrecalled_hits,
+    case
+        when exposure_counts.first_after_at is not null
+            then date_diff(
+                'week',
+                date_trunc('week', exposure_counts.first_after_at),
+                date_trunc('week', exposure_counts.last_after_at)
+            ) + 1
+    end as weeks_after,
+    coalesce(exposure_counts.window_sessions, 0) as window_sessions,
+    coalesce(exposure_counts.window_hit_sessions, 0)
+    + coalesce(unplaced_counts.window_hits, 0) as window_hits,
+from lessons
+left join exposure_counts using (base_path, lesson_id)
+left join unplaced_counts using (base_path, lesson_id)
+left join journal using (base_path, lesson_id)
+where lessons.target is not null or journal.journal_hits > 0
+order by lessons.base_path, lessons.lesson_id
