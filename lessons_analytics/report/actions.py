@@ -3,18 +3,17 @@ measured payoff and its evidence.
 
 The common unit is **session hours per week** (``payoff_hours_per_week``), measured over
 the report's trend window (``weeks`` = its ISO weeks, up to 12, never before the first
-session). Every payoff is converted to it with numbers of the same base and window:
+session). Every payoff is converted to it with the prices the effect verdict uses
+(``effect.py``: ``hours_per_hit``, ``tokens_per_hit``, settable in the config), so that
+"costs more than it saves" and this ranking agree:
 
 - a ritual: its measured hours (as ``cost`` counts them) / weeks;
-- a hit: one median session of the base (its active time, 300 s gap cap). Reading: a
-  repeated failure costs about one session's work to notice and repair — a round,
-  stated price, the same for every hit, so hits rank against each other by count;
+- a hit: ``hours_per_hit`` session hours (what noticing and repairing a repeated failure
+  costs);
 - blind sessions (read the index, saw no active lesson): per week × the base's hits per
-  exposed session × one median session — the failures to expect in sessions the
-  lessons could not reach;
-- body tokens: per week / the new tokens (input, cache creation, output) one active
-  session hour of the base carries — the session time those tokens' worth of work is.
-  Without token counts in the transcripts the payoff is unknown and ranks last.
+  exposed session × ``hours_per_hit`` — the failures to expect in sessions the lessons
+  could not reach;
+- body tokens: per week × ``hours_per_hit`` / ``tokens_per_hit``.
 
 Which actions are proposed (each rule is also a sign or a verdict elsewhere):
 
@@ -32,7 +31,7 @@ Which actions are proposed (each rule is also a sign or a verdict elsewhere):
 - promote or reject candidates: the ``candidate-needs-verdict`` sign's lessons; payoff
   their hits in the window.
 
-Ranked by payoff (unknown last), then by the order above, then by lesson id; the first
+Ranked by payoff, then by the order above, then by lesson id; the first
 ``MAX_ACTIONS`` are shown, the rest are kept in ``data.json``.
 """
 
@@ -51,14 +50,12 @@ KINDS = ("restructure-index", "build-structure", "fix-triggers", "drop-ritual", 
          "decide-candidates")  # fmt: skip
 
 
-def _rates(con: duckdb.DuckDBPyConnection, trend: metrics.Filters) -> dict[str, Any]:
-    row = metrics.query(con, "report_session_rates", **trend.params()).to_dicts()[0]
-    median = float(row["median_active_s"] or 0.0)
-    per_hour = row["tokens_per_active_hour"]
+def _rates(t: dict[str, float], weeks: int) -> dict[str, Any]:
     return {
-        "sessions": int(row["sessions"] or 0),
-        "hours_per_hit": median / 3600,
-        "tokens_per_active_hour": float(per_hour) if per_hour else None,
+        "weeks": weeks,
+        "hours_per_hit": float(t["hours_per_hit"]),
+        "tokens_per_hit": float(t["tokens_per_hit"]),
+        "hours_per_token": float(t["hours_per_hit"]) / float(t["tokens_per_hit"]),
     }
 
 
@@ -72,8 +69,7 @@ def base_actions(
 ) -> dict[str, Any]:
     """Every action that applies to the base of ``trend`` (one base), ranked, with the
     conversion rates used."""
-    rates = _rates(con, trend)
-    rates["weeks"] = weeks
+    rates = _rates(t, weeks)
     cov = metrics.coverage_document(con, trend)["bases"][0]
     rates["exposed_sessions"] = cov["sessions_in_scope"]
     found = evidence.hits(con, trend)
@@ -205,8 +201,7 @@ def _bodies(
         large = bool(mine["is_large"].any())
         if per_week <= t["costly_body_tokens_per_week"] and not large:
             continue
-        per_hour = rates["tokens_per_active_hour"]
-        payoff = per_week / per_hour if per_hour else None
+        payoff = per_week * rates["hours_per_token"]
         sentence = (
             f"Slim the body of {lid}: {per_week:,.0f} tokens a week delivered by "
             f"{mine.height} read(s) in {rates['weeks']} weeks"

@@ -31,10 +31,16 @@ class ActionItem:
 
 @dataclass
 class ActionList:
+    """A ranked list of actions; ``title`` (linked to ``title_anchor``) names the base when
+    the list stands in the page-wide overview."""
+
     items: list[ActionItem] = field(default_factory=list)
+    title: str = ""
+    title_anchor: str = ""
 
     def markdown(self, md: Escape) -> list[str]:
-        lines = [
+        lines = [f"**{md(self.title)}**", ""] if self.title else []
+        lines += [
             f"{i}. {md(a.text)} **{md(a.payoff)}** (evidence: {md(a.anchor)})"
             for i, a in enumerate(self.items, 1)
         ]
@@ -46,7 +52,13 @@ class ActionList:
             f'<a class="ev" href="#{html.escape(a.anchor)}">evidence</a></li>'
             for a in self.items
         )
-        return f'<ol class="actions">{rows}</ol>'
+        title = ""
+        if self.title:
+            title = (
+                f'<p class="actions-title"><a href="#{html.escape(self.title_anchor)}">'
+                f"{inline(self.title)}</a></p>"
+            )
+        return f'{title}<ol class="actions">{rows}</ol>'
 
 
 @dataclass
@@ -130,6 +142,7 @@ td.good { color: #1e8449; font-weight: 600; }
 td.bad { color: #c0392b; font-weight: 600; }
 td .sub { color: var(--muted); font-size: 0.8em; white-space: nowrap; }
 td a { color: inherit; text-decoration: underline dotted; }
+p.actions-title { margin: 0.8rem 0 0; font-weight: 600; }
 ol.actions { margin: 0.4rem 0 0.6rem; padding-left: 1.6rem; }
 ol.actions li { margin: 0.35rem 0; }
 ol.actions .payoff { color: #1a5276; white-space: nowrap; }

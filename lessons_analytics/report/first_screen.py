@@ -11,6 +11,7 @@ from lessons_analytics.report.layout import Heading, Layout, Para, Table, slug
 from lessons_analytics.report.numbers import SMALL, fmt_delta, fmt_number, fmt_share, tone
 
 SUPERSCRIPTS = "¹²³⁴⁵⁶⁷⁸⁹"
+OVERVIEW_ACTIONS = 3
 
 # What each headline share is a share of, by (document, denominator): the footnotes that
 # explain why two numbers side by side can disagree.
@@ -55,16 +56,10 @@ def first_screen(out: Layout, data: dict[str, Any], s: dict[str, Any]) -> None:
     out.add(
         Para(
             f"Ranked by payoff in session hours per week over {weeks[0]}–{weeks[-1]} "
-            f"({r['weeks']} weeks): a ritual by its measured hours; a hit at one median "
-            f"session of this base ({60 * r['hours_per_hit']:.0f} min of active time); a "
-            f"blind session at its expected hits ({r['hits_per_exposed_session']:.2f} per "
-            "exposed session); body tokens at the new tokens one session hour carries ("
-            + (
-                f"{r['tokens_per_active_hour']:,.0f}"
-                if r["tokens_per_active_hour"]
-                else "unknown here"
-            )
-            + ")."
+            f"({r['weeks']} weeks): a ritual by its measured hours; a hit at "
+            f"{fmt_number(r['hours_per_hit'], 2)} h; a blind session at its expected hits "
+            f"({r['hits_per_exposed_session']:.2f} per exposed session); "
+            f"{r['tokens_per_hit']:,.0f} body tokens as one hit."
             + (f" {rest} more action(s) in data.json." if rest else ""),
             "note",
         )
@@ -79,8 +74,6 @@ def _anchor(tag: str, action: dict[str, Any]) -> str:
 
 def _payoff(action: dict[str, Any]) -> str:
     value = action["payoff_hours_per_week"]
-    if value is None:
-        return "(payoff unknown: no token counts)"
     return f"≈ {value:.2f} h/week" if value < 10 else f"≈ {value:,.0f} h/week"
 
 
@@ -168,4 +161,29 @@ def small_sample_notes(layout: Layout) -> None:
 def _shows_small(block: Any) -> bool:
     if isinstance(block, Table):
         return any(SMALL in cell for row in block.rows for cell in row)
-    return isinstance(block, Para) and block.text != SMALL_NOTE and SMALL in block.text
+    # a share's mark follows its percentage ("0.0 %†"); the page's how-to-read names it too
+    return isinstance(block, Para) and f"%{SMALL}" in block.text
+
+
+def overview(out: Layout, data: dict[str, Any]) -> None:
+    """The page's first screen: the top actions of every base, each with its payoff and a
+    link to its evidence; the base name links to its full list."""
+    out.add(Heading(2, "Do this first", "first"))
+    if not data["bases"]:
+        out.add(Para("No base to act on.", "empty"))
+        return
+    for s in data["bases"]:
+        tag = slug(s["name"])
+        top = s["first"]["actions"][:OVERVIEW_ACTIONS]
+        items = [ActionItem(a["sentence"], _payoff(a), _anchor(tag, a)) for a in top]
+        if not items:
+            out.add(Para(f"*{s['name']}*: nothing to do first."))
+            continue
+        out.add(ActionList(items, s["name"], f"{tag}-first"))
+    out.add(
+        Para(
+            f"The first {OVERVIEW_ACTIONS} actions of each base; payoff in session hours per "
+            "week, converted as each base's own Do this first says.",
+            "note",
+        )
+    )

@@ -81,9 +81,11 @@ def build_layout(data: dict[str, Any]) -> Layout:
             f"Generated {data['generated_at']}; ages measured as of {data['as_of']}."
         ),
         Para(
-            "How to read: every share is `count/total = % [95 % Wilson interval]`; a share "
-            "over fewer than 15 sessions or hits is marked *direction only*. Arrows compare "
-            f"with {data['previous_week']} (▲ up, ▼ down, → unchanged; pp = percentage points). "
+            "How to read: every share is `count/total = %` with its 95 % Wilson interval "
+            "below it; a share over fewer than 15 sessions or hits is marked † (direction "
+            "only). Arrows compare "
+            f"with {data['previous_week']} (▲ up, ▼ down, → unchanged; pp = percentage points; "
+            "green and *better*, red and *worse* say whether the change is good). "
             "Trend charts cover the weeks "
             f"{data['trend_weeks'][0]}–{data['trend_weeks'][-1]}; dashed purple lines mark the "
             "commits that changed the base.",
@@ -101,6 +103,9 @@ def build_layout(data: dict[str, Any]) -> Layout:
                 "empty",
             )
         )
+    from lessons_analytics.report.first_screen import overview
+
+    overview(out, data)
     _portfolio(out, data)
     for section in data["bases"]:
         _base(out, data, section)
@@ -211,10 +216,12 @@ def _base(out: Layout, data: dict[str, Any], s: dict[str, Any]) -> None:
                 "empty",
             )
         )
+    from lessons_analytics.report.effect_section import effect_section
     from lessons_analytics.report.first_screen import first_screen, headline_section
 
     first_screen(out, data, s)
     headline_section(out, s, data)
+    effect_section(out, s)
     _ladder(out, s, weeks)
     trend = s["trend"]
     out.add(Heading(3, "Recall coverage by week"))
