@@ -100,8 +100,9 @@ def test_share_marks_direction_only_below_15() -> None:
         "ci95": None,
         "direction_only": True,
     }
-    assert fmt_share(share(7, 14)) == "7/14 = 50.0 % [26.8–73.2] (direction only)"
-    assert fmt_share(share(45, 104)) == "45/104 = 43.3 % [34.2–52.9]"
+    # the mark, not the words, in the cell; the interval on a second line
+    assert fmt_share(share(7, 14)) == "7/14 = 50.0 %†\n[26.8–73.2]"
+    assert fmt_share(share(45, 104)) == "45/104 = 43.3 %\n[34.2–52.9]"
 
 
 def test_deltas_and_arrows() -> None:
@@ -210,9 +211,11 @@ def test_report_contents(report: Path) -> None:
     ):
         assert heading in md
     atlas = md.split("## Base: atlas")[1].split("## Base:")[0]
-    assert atlas.index("The ladder") < atlas.index("Headline numbers")  # the ladder first
+    # what to do first, then the numbers, then the ladder
+    assert atlas.index("Do this first") < atlas.index("Headline numbers")
+    assert atlas.index("Headline numbers") < atlas.index("The ladder")
     assert "L-0001" in atlas.split("### Headline")[0]
-    assert "(direction only)" in md and "[" in md and ("▲" in md or "▼" in md)
+    assert "†" in md and "[" in md and ("▲" in md or "▼" in md)
     assert "L-0009 retired" in md and "INDEX re-layout (Active line 43→5)" in md
     assert "uv.lock pins gdal" in md  # where the remedy went
 

@@ -91,7 +91,8 @@ class Details:
 def evidence_block(anchor: str, summary: str, proof: dict[str, Any], limit: int = 30) -> Details:
     """An evidence list of ``evidence.py`` as a Details block (the first ``limit`` items)."""
     items = [_item(i) for i in proof["items"][:limit]]
-    return Details(anchor, f"{summary} ({proof['count']})", items, proof["count"] - len(items))
+    label = f"{summary}: {proof['count']:,} {proof['unit']}"
+    return Details(anchor, label, items, proof["count"] - len(items))
 
 
 def _item(item: dict[str, Any]) -> str:

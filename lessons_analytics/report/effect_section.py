@@ -73,7 +73,7 @@ def _proof(hits: pl.DataFrame, lines: pl.DataFrame, lesson: str) -> dict[str, An
         recall = ", recalled" if r["is_recalled"] else ""
         note = f"{lesson} hit {r['period']} activation{recall if r['period'] == 'after' else ''}"
         items.append(evidence.item(r["session_id"], r["started_at"], where, note))
-    return evidence.listing(items)
+    return evidence.listing(items, "sessions")
 
 
 # ---------------------------------------------------------------- layout
@@ -81,7 +81,7 @@ def _proof(hits: pl.DataFrame, lines: pl.DataFrame, lesson: str) -> dict[str, An
 
 def _per100(k: int | None, n: int | None, rate: float | None, lo: Any, hi: Any) -> str:
     if not n or rate is None:
-        return "– (no exposed session)"
+        return "–"
     mark = SMALL if n < DIRECTION_ONLY_BELOW else ""
     interval = f"\n[{100 * lo:.1f}–{100 * hi:.1f}]" if lo is not None and hi is not None else ""
     return f"{100 * rate:.1f}{mark} ({k}/{n}){interval}"
@@ -163,7 +163,7 @@ def effect_section(out: Layout, s: dict[str, Any]) -> None:
             "one-sided Fisher test that the rate fell. Recalled vs not compares, after "
             "activation, the sessions where the lesson was recalled before the miss with the "
             "others (a different denominator from the after rate: hits without a session "
-            "are in the after rate but in neither side).",
+            "are in the after rate but in neither side). – : no exposed session on that side.",
             "note",
         ),
         Details(

@@ -10,6 +10,7 @@ filters as the number, so ``count`` equals the number shown.
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 import duckdb
@@ -29,9 +30,11 @@ def _when(value: Any) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def listing(items: list[dict[str, Any]], count: int | None = None) -> dict[str, Any]:
+def listing(items: list[dict[str, Any]], unit: str, count: int | None = None) -> dict[str, Any]:
+    """``unit``: what one item is (sessions, reads, hits, calls)."""
     kept = items[:EVIDENCE_MAX]
-    return {"count": len(items) if count is None else count, "shown": len(kept), "items": kept}
+    n = len(items) if count is None else count
+    return {"count": n, "unit": unit, "shown": len(kept), "items": kept}
 
 
 def item(session: str | None, at: Any, where: str | None, note: str) -> dict[str, Any]:
@@ -56,7 +59,8 @@ def recalled_sessions(frame: pl.DataFrame) -> dict[str, Any]:
                 f"first recall: {r['recall_lesson']}",
             )
             for r in rows
-        ]
+        ],
+        "sessions",
     )
 
 
@@ -71,7 +75,8 @@ def index_sessions(frame: pl.DataFrame) -> dict[str, Any]:
                 "first index read",
             )  # fmt: skip
             for r in rows
-        ]
+        ],
+        "sessions",
     )
 
 
@@ -86,7 +91,7 @@ def index_reads(con: duckdb.DuckDBPyConnection, filters: metrics.Filters) -> pl.
 def blind_sessions(reads: pl.DataFrame) -> dict[str, Any]:
     """Sessions whose every index read was blind (as ``heads``), with their first read."""
     if reads.is_empty():
-        return listing([])
+        return listing([], "sessions")
     per_session = (
         reads.group_by("session_id", maintain_order=True)
         .agg(
@@ -114,7 +119,8 @@ def blind_sessions(reads: pl.DataFrame) -> dict[str, Any]:
                 ),
             )  # fmt: skip
             for r in per_session.to_dicts()
-        ]
+        ],
+        "sessions",
     )
 
 
@@ -129,7 +135,8 @@ def head_reads_20_60(reads: pl.DataFrame) -> dict[str, Any]:
                 f"head -{r['head_n']}" + (" (blind)" if r["is_blind"] else ""),
             )  # fmt: skip
             for r in rows.to_dicts()
-        ]
+        ],
+        "reads",
     )
 
 
@@ -150,8 +157,13 @@ def hit_items(frame: pl.DataFrame) -> list[dict[str, Any]]:
         miss = ref(r["transcript_file"], r["miss_line"])
         note = f"{r['lesson_id']} {r['recall']}"
         if r["recall_file"]:
-            note += f", recalled at {ref(r['recall_file'], r['recall_line'])}"
-        note += f"; journal {journal}" if miss else "; no transcript line"
+            same = r["recall_file"] == r["transcript_file"]
+            where = "line" if same else PurePath(r["recall_file"]).name + ":"
+            note += f", recalled at {where}{'' if not same else ' '}{r['recall_line']}"
+        if miss:
+            note += f"; journal {PurePath(r['file_path']).name}:{r['line_no']}"
+        else:
+            note += "; no transcript line"
         if r["what"]:
             note += f" — {redact(r['what'])}"
         out.append(item(r["session_id"], r["missed_at"], miss or journal, note))
@@ -160,7 +172,7 @@ def hit_items(frame: pl.DataFrame) -> list[dict[str, Any]]:
 
 def hit_list(frame: pl.DataFrame, recall: tuple[str, ...] | None = None) -> dict[str, Any]:
     part = frame if recall is None else frame.filter(pl.col("recall").is_in(recall))
-    return listing(hit_items(part))
+    return listing(hit_items(part), "hits")
 
 
 # ---------------------------------------------------------------- bodies and rituals
@@ -189,7 +201,8 @@ def body_list(frame: pl.DataFrame, *, large_only: bool = False) -> dict[str, Any
                 f"{r['lesson_id']} body, {r['tokens']:,} tokens",
             )  # fmt: skip
             for r in part.to_dicts()
-        ]
+        ],
+        "reads",
     )
 
 
@@ -213,7 +226,7 @@ def call_list(frame: pl.DataFrame, lesson: str | None = None) -> dict[str, Any]:
                 f"{label}: {redact(r['command'] or '')} ({took})",
             )  # fmt: skip
         )
-    return listing(items)
+    return listing(items, "calls")
 
 
 def merge(*lists: dict[str, Any]) -> dict[str, Any]:
@@ -221,7 +234,7 @@ def merge(*lists: dict[str, Any]) -> dict[str, Any]:
     items = sorted(
         (i for lst in lists for i in lst["items"]), key=lambda i: (i["at"] or "", i["ref"] or "")
     )
-    return listing(items, sum(lst["count"] for lst in lists))
+    return listing(items, lists[0]["unit"], sum(lst["count"] for lst in lists))
 
 
 def headline_evidence(
@@ -247,5 +260,5 @@ def headline_evidence(
         "hits_not_recalled": hit_list(found, ("not_recalled",)),
         "body_tokens": body_list(bodies),
         "large_body_reads": body_list(bodies, large_only=True),
-        "ritual_hours": merge(*calls) if calls else listing([]),
+        "ritual_hours": merge(*calls) if calls else listing([], "calls"),
     }
