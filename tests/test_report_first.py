@@ -173,12 +173,15 @@ def test_colours_follow_the_meaning() -> None:
 def test_headline_deltas_coloured_in_html_and_said_in_markdown(written) -> None:  # type: ignore[no-untyped-def]
     md = written.markdown.read_text()
     html = written.html.read_text()
-    rows = {line.split(" | ")[0].strip("| ¹²³⁴⁵"): line for line in md.splitlines()}
+    rows = {line.split(" | ")[0].split("¹")[0].split("²")[0].strip("| ⁴"): line
+            for line in md.splitlines()}  # fmt: skip
     # W45 -> W46: blind sessions 0/1 -> 1/3 (a rise: bad); coverage 1/1 -> 2/5 (a fall: bad);
     # hits 1 -> 5 (bad); hits not recalled 0/1 -> 1/5 (bad)
-    assert rows["blind sessions (saw no Active row)"].endswith("▲ +33.3 pp, worse |")
-    assert rows["recall coverage (sessions)"].endswith("▼ -60.0 pp, worse |")
-    assert rows["hits"].endswith("▲ +4, worse |")
+    assert rows["blind sessions (saw no Active row)"].endswith(
+        "| ▲ +33.3 pp, worse | 0/1 = 0.0 % |"
+    )
+    assert rows["recall coverage (sessions)"].endswith("| ▼ -60.0 pp, worse | 1/1 = 100.0 % |")
+    assert rows["hits"].endswith("| ▲ +4, worse | 1 |")
     head = html.split("Headline numbers")[1].split("</table>")[0]
     assert '<td class="bad">▲ +33.3 pp, worse</td>' in head
     # index reads by head -20…60: W45 1/1 (S1's head -40), W46 1/5 (S2's head -40 of S2's
@@ -191,13 +194,15 @@ def test_headline_deltas_coloured_in_html_and_said_in_markdown(written) -> None:
 def test_footnotes_explain_different_denominators(written) -> None:  # type: ignore[no-untyped-def]
     md = written.markdown.read_text()
     section = md.split("### Headline numbers")[1].split("###")[0]
-    assert "| recall coverage (sessions)¹ |" in section
-    assert "| blind sessions (saw no Active row)² |" in section  # another denominator
-    assert "| 5 sessions in scope |" in section and "| 3 sessions reading the index |" in section
+    assert "| recall coverage (sessions)¹ of 5 sessions in scope |" in section
+    # another denominator, another footnote
+    assert "| blind sessions (saw no Active row)² of 3 sessions reading the index |" in section
     assert "¹ of the sessions in scope" in section
     assert "² of the sessions that read INDEX.md" in section
     assert "⁴ of all hits this week" in section
     assert "Different denominators:" in md.split("## Portfolio")[1].split("## Base")[0]
+    html = written.html.read_text()
+    assert 'recall coverage (sessions)¹<br><span class="sub">of 5 sessions in scope</span>' in html
 
 
 def test_small_sample_mark_once_per_section(written) -> None:  # type: ignore[no-untyped-def]
@@ -243,3 +248,42 @@ def test_effect_and_actions_agree_on_verdicts(world) -> None:  # type: ignore[no
     # no candidate (L-0003 has no hit): the not-surfaced L-0001 comes first
     assert kinds == [("fix-triggers", "L-0001"), ("restructure-index", "INDEX.md"),
                      ("slim-body", "L-0002")]  # fmt: skip
+
+
+def test_actions_agree_with_the_commands(written, world) -> None:  # type: ignore[no-untyped-def]
+    """The numbers in the sentences are those `hits`, `heads`, `cost` and `bodies` print
+    for the trend window (2026-11-02 to 2026-11-15)."""
+    from click.testing import CliRunner
+
+    from lessons_analytics.cli import cli
+
+    _, db = world
+    window = ["--since", "2026-11-02", "--until", "2026-11-15"]
+
+    def run(*args: str) -> dict:
+        result = CliRunner().invoke(cli, ["--db", str(db), *args, "--json", *window])
+        assert result.exit_code == 0, result.output
+        return orjson.loads(result.output)
+
+    actions = {(a["kind"], a["subject"]): a for a in _section(written)["first"]["actions"]}
+    lessons = {r["id"]: r for r in run("hits")["bases"][0]["lessons"]}
+    fix = actions[("fix-triggers", "L-0001")]["measure"]
+    assert (
+        fix["hits_not_recalled"]
+        == lessons["L-0001"]["not_recalled"] + lessons["L-0001"]["index_only"]
+    )
+    assert (
+        actions[("build-structure", "L-0002")]["measure"]["hits_recalled"]
+        == lessons["L-0002"]["recalled"]
+    )
+    heads = run("heads")["bases"][0]
+    index = actions[("restructure-index", "INDEX.md")]["measure"]
+    assert (index["blind_sessions"], index["sessions_reading_index"]) == (
+        heads["blind_sessions"],
+        heads["sessions_reading_index"],
+    )
+    (ritual,) = run("cost", "--rituals")["rituals"]
+    drop = actions[("drop-ritual", "L-0001")]["measure"]
+    assert (drop["calls"], drop["total_hours"]) == (ritual["calls"], ritual["total_hours"])
+    bodies = {r["id"]: r for r in run("bodies")["bases"][0]["lessons"]}
+    assert actions[("slim-body", "L-0002")]["measure"]["tokens"] == bodies["L-0002"]["tokens"]

@@ -91,7 +91,8 @@ class Details:
 def evidence_block(anchor: str, summary: str, proof: dict[str, Any], limit: int = 30) -> Details:
     """An evidence list of ``evidence.py`` as a Details block (the first ``limit`` items)."""
     items = [_item(i) for i in proof["items"][:limit]]
-    label = f"{summary}: {proof['count']:,} {proof['unit']}"
+    unit = proof["unit"][:-1] if proof["count"] == 1 else proof["unit"]  # 1 hit, 2 hits
+    label = f"{summary}: {proof['count']:,} {unit}"
     return Details(anchor, label, items, proof["count"] - len(items))
 
 

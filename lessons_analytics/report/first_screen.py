@@ -78,8 +78,9 @@ def _payoff(action: dict[str, Any]) -> str:
 
 
 def headline_section(out: Layout, s: dict[str, Any], data: dict[str, Any]) -> None:
-    """The headline numbers: this week linked to its evidence, its denominator with a
-    footnote, last week, and the change coloured by whether it is good."""
+    """The headline numbers: each with its denominator (a footnote says why two differ),
+    this week linked to its evidence, the change coloured by whether it is good, then
+    last week."""
     from lessons_analytics.report.data import HEADLINES
 
     tag = slug(s["name"])
@@ -89,11 +90,10 @@ def headline_section(out: Layout, s: dict[str, Any], data: dict[str, Any]) -> No
     for h in s["headline"]:
         key = h["key"]
         doc, den = dens.get(key, ("", ""))
-        label, of = h["label"], "–"
+        label = h["label"]
         if den and (doc, den) in DENOMINATORS:
             mark = marks.setdefault((doc, den), SUPERSCRIPTS[len(marks)])
-            label += mark
-            of = f"{h['total']:,} {DENOMINATORS[(doc, den)][0]}"
+            label += f"{mark}\nof {h['total']:,} {DENOMINATORS[(doc, den)][0]}"
         if h["kind"] == "share":
             value = fmt_share(h)
             prev = f"{h['previous_count']}/{h['previous_total']}" + (
@@ -107,13 +107,14 @@ def headline_section(out: Layout, s: dict[str, Any], data: dict[str, Any]) -> No
             )
             prev = fmt_number(h["previous"], digits)
             change = fmt_delta(h, is_share=False, digits=digits, key=key)
-        rows.append([label, value, of, prev, change])
-        tones.append(["", "", "", "", tone(key, h["delta"])])
-        links.append(["", f"ev-{tag}-{key}" if key in s["evidence"] else "", "", "", ""])
+        proof = s["evidence"].get(key)
+        rows.append([label, value, change, prev])
+        tones.append(["", "", tone(key, h["delta"]), ""])
+        links.append(["", f"ev-{tag}-{key}" if proof and proof["count"] else "", "", ""])
     out.add(Heading(3, f"Headline numbers, {data['week']} vs {data['previous_week']}"))
     out.add(
         Table(
-            ["number", data["week"], "of", data["previous_week"], "change"],
+            ["number", data["week"], "change", data["previous_week"]],
             rows,
             tones=tones,
             links=links,
@@ -123,13 +124,19 @@ def headline_section(out: Layout, s: dict[str, Any], data: dict[str, Any]) -> No
     if notes:
         out.add(Para(" ".join(notes), "note"))
     for h in s["headline"]:
-        if h["key"] in s["evidence"]:
+        if s["evidence"].get(h["key"], {}).get("count"):
             out.add(
                 evidence_block(
                     f"ev-{tag}-{h['key']}", f"Evidence: {h['label']}", s["evidence"][h["key"]]
                 )
             )
 
+
+LADDER_NOTE = (
+    "Different denominators: hits counts every hit of the lesson up to the end of the week; "
+    "the recalled share is of the hits with a transcript only (a hit whose session is "
+    "unknown cannot say whether the lesson was recalled)."
+)
 
 PORTFOLIO_NOTE = (
     "Different denominators: recall coverage is a share of sessions in scope; hits is a "

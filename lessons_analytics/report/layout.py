@@ -304,6 +304,9 @@ def _ladder(out: Layout, s: dict[str, Any], weeks: list[str]) -> None:
             rows,
         )
     )
+    from lessons_analytics.report.first_screen import LADDER_NOTE
+
+    out.add(Para(LADDER_NOTE, "note"))
     for r in s["ladder"]:
         out.add(
             Para(
