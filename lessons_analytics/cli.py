@@ -22,6 +22,7 @@ _COMMANDS = {
     "hits": "analyses:hits_cmd",
     "bodies": "analyses:bodies_cmd",
     "cost": "analyses:cost_cmd",
+    "effect": "effect:effect_cmd",
     "recalled": "analyses:recalled_cmd",
     "query": "analyses:query_cmd",
     "check": "judge:check_cmd",

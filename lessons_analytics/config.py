@@ -37,8 +37,9 @@ THRESHOLDS: dict[str, float] = {
     # retire candidate: no hit over this many days with at least this many exposed sessions
     "retire_window_days": 60,
     "retire_min_sessions": 30,
-    # what one avoided hit is worth, against a lesson's ritual hours and body tokens
-    "hours_per_hit": 1.0,
+    # what one avoided hit is worth, against a lesson's ritual hours and body tokens: a
+    # repeated failure caught by a gate or a person costs about half a session hour of rework
+    "hours_per_hit": 0.5,
     "tokens_per_hit": 100_000,
     # interventions: sessions compared on each side of a change of the base
     "intervention_window_sessions": 20,

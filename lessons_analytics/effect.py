@@ -17,11 +17,12 @@ recalled minus unrecalled rate, ``recall_p_value`` one-sided: recalled is lower)
 
 The verdict, first rule that holds:
 
-1. ``costs more than it saves``: the lesson's ritual (hours a week) or body reads (tokens
-   a week) pass the costly-ritual / costly-body thresholds of ``stats`` and exceed what
-   the hits it avoids are worth (``hours_per_hit``, ``tokens_per_hit`` per avoided hit),
-   even crediting it with the most favourable end of the interval: avoided hits a week =
-   ``max(0, -diff_lo) * exposed_after / weeks_after``. Needs both periods.
+1. ``costs more than it saves``: the lesson's ritual (session hours a week, as ``cost``
+   measures it) or its body reads (tokens a week, as ``bodies``) exceed what the hits it
+   avoids are worth (``hours_per_hit``, ``tokens_per_hit`` per avoided hit), even crediting
+   it with the most favourable end of the interval: avoided hits a week =
+   ``max(0, -diff_lo) * exposed_after / weeks_after``. Needs both periods. No size floor:
+   a small cost that buys nothing still costs more than it saves.
 2. ``helps``: at least ``sessions_needed`` exposed sessions after activation, the rate
    fell (``p_value < effect_alpha``) and the interval of the difference excludes 0.
 3. ``retire candidate``: active now, no hit in the last ``retire_window_days`` days of
@@ -48,8 +49,11 @@ import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.interventions import interventions
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
+
+__all__ = ["VERDICTS", "effect_document", "interventions", "lesson_effects", "verdict"]
 
 VERDICTS = ("helps", "not holding", "not surfaced", "costs more than it saves",
             "retire candidate", "insufficient evidence")  # fmt: skip
@@ -165,10 +169,8 @@ def _costs_more(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, st
     avoided = row["avoided_hits_per_week_max"]
     if avoided is None:
         return None
-    over_hours = hours > t["costly_ritual_hours_per_week"] and hours > avoided * t["hours_per_hit"]
-    over_tokens = (
-        tokens > t["costly_body_tokens_per_week"] and tokens > avoided * t["tokens_per_hit"]
-    )
+    over_hours = hours > avoided * t["hours_per_hit"]
+    over_tokens = tokens > avoided * t["tokens_per_hit"]
     if not (over_hours or over_tokens):
         return None
     spent = f"{hours:.1f} h" if over_hours else f"{tokens:,.0f} tokens"
@@ -262,3 +264,41 @@ def _costs(
             per_week = float(row["tokens"] or 0) / weeks if weeks else 0.0
             out[key] = (out.get(key, (0.0, 0.0))[0], per_week)
     return out
+
+
+def effect_document(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    thresholds: Mapping[str, float] | None = None,
+) -> dict[str, Any]:
+    """The ``effect --json`` document: per base, its lessons and its interventions.
+
+    ``{"schema": "lessons-analytics/effect/1", "generated_at", "bases": [{"base",
+    "lessons": [lesson_effects rows], "interventions": [interventions rows],
+    "by_verdict": {verdict: lessons}}], "totals": {"lessons", "interventions",
+    "by_verdict"}}``; every verdict word is a key of ``by_verdict``, zero or not.
+    """
+    lessons = _grouped(lesson_effects(con, filters, thresholds))
+    changes = _grouped(interventions(con, filters, thresholds))
+    out: list[dict[str, Any]] = []
+    for base in metrics.known_bases(con, filters):
+        rows = lessons.get(base, [])
+        out.append({"base": base, "lessons": rows, "interventions": changes.get(base, []),
+                    "by_verdict": _by_verdict(rows)})  # fmt: skip
+    every = [row for entry in out for row in entry["lessons"]]
+    document = metrics.envelope("effect", out)
+    document["totals"] = {"lessons": len(every),
+                          "interventions": sum(len(e["interventions"]) for e in out),
+                          "by_verdict": _by_verdict(every)}  # fmt: skip
+    return document
+
+
+def _grouped(frame: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for row in frame.to_dicts():
+        out.setdefault(row.pop("base_root"), []).append(row)
+    return out
+
+
+def _by_verdict(rows: list[dict[str, Any]]) -> dict[str, int]:
+    return {word: sum(1 for row in rows if row["verdict"] == word) for word in VERDICTS}

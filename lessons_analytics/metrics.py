@@ -60,6 +60,11 @@ def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) ->
     return frame
 
 
+def known_bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
+    """The warehouse's bases that pass the filters, sorted."""
+    return _bases(con, filters)
+
+
 def _bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
     rows = con.execute("select base_path from dim_bases order by base_path").fetchall()
     known = [row[0] for row in rows]

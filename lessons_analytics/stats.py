@@ -1,8 +1,8 @@
 """The judge's sleep signs (metrics.md §6) for one base, and the sleep marker line.
 
 Signs that need transcripts (recalled-but-failed, never-recalled, costly-ritual,
-costly-body) come from the warehouse when one is given; without it they are reported with
-``value`` null and never fire. The others work from the base alone.
+costly-body, helped-disagrees) come from the warehouse when one is given; without it they
+are reported with ``value`` null and never fire. The others work from the base alone.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from lessons_analytics import metrics
+from lessons_analytics import effect, metrics
 from lessons_analytics.bases import BaseSnapshot, load_base
 from lessons_analytics.check import check_base
 from lessons_analytics.config import THRESHOLDS
@@ -202,7 +202,8 @@ def _transcript_signs(
     names = [("recalled-but-failed", t["recalled_but_failed_hits"]),
              ("never-recalled", t["never_recalled_hits"]),
              ("costly-ritual", t["costly_ritual_hours_per_week"]),
-             ("costly-body", t["costly_body_tokens_per_week"])]  # fmt: skip
+             ("costly-body", t["costly_body_tokens_per_week"]),
+             ("helped-disagrees", None)]  # fmt: skip
     base = snap.base["base_path"]
     if con is None or not _in_warehouse(con, base):
         return [Sign(name, None, threshold, False) for name, threshold in names]
@@ -223,7 +224,27 @@ def _transcript_signs(
         Sign("never-recalled", len(never), t["never_recalled_hits"], bool(never), never),
         _costly_ritual(con, filters, t),
         _costly_body(con, filters, t),
+        _helped_disagrees(con, filters, t),
     ]
+
+
+# what a lesson's `helped` field claims, against the measured verdicts that contradict it
+_CONTRADICTED_BY = {True: ("not holding", "not surfaced"), False: ("helps",)}
+
+
+def _helped_disagrees(
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+) -> Sign:
+    """Active lessons whose ``helped`` says true while the measure says it does not hold or
+    is not surfaced, or says false while the measure says it helps. An unmeasured lesson
+    (``insufficient evidence``) and ``helped: null`` contradict nothing."""
+    rows = effect.lesson_effects(con, filters, t).to_dicts()
+    lessons = sorted(
+        row["lesson_id"] for row in rows
+        if row["status"] == "active" and row["evidence_helped"] is not None
+        and row["verdict"] in _CONTRADICTED_BY[row["evidence_helped"]]
+    )  # fmt: skip
+    return Sign("helped-disagrees", len(lessons), None, bool(lessons), lessons)
 
 
 def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:

@@ -40,6 +40,7 @@ COMMANDS = {
     "bodies": ["bodies"],
     "cost": ["cost", "^make test"],
     "cost-rituals": ["cost", "--rituals"],
+    "effect": ["effect"],
     "recalled": ["recalled", "L-0001", "--session", scenario.S2],
 }
 

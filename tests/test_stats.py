@@ -38,9 +38,11 @@ SIGN_NAMES = [
     "never-recalled",
     "costly-ritual",
     "costly-body",
+    "helped-disagrees",
     "index-layout",
 ]
-TRANSCRIPT_SIGNS = ["recalled-but-failed", "never-recalled", "costly-ritual", "costly-body"]
+TRANSCRIPT_SIGNS = ["recalled-but-failed", "never-recalled", "costly-ritual", "costly-body",
+                    "helped-disagrees"]  # fmt: skip
 ABSENT = object()
 
 
@@ -568,8 +570,8 @@ def test_transcript_signs_without_a_warehouse_are_null(tmp_path: Path) -> None:
     doc = run_json(tmp_path / "proj", tmp_path / "absent.duckdb")
     assert not (tmp_path / "absent.duckdb").exists()  # stats never creates a warehouse
     signs = {s["name"]: s for s in doc["bases"][0]["signs"]}
-    assert [signs[n]["value"] for n in TRANSCRIPT_SIGNS] == [None] * 4
-    assert [signs[n]["fired"] for n in TRANSCRIPT_SIGNS] == [False] * 4
+    assert [signs[n]["value"] for n in TRANSCRIPT_SIGNS] == [None] * len(TRANSCRIPT_SIGNS)
+    assert [signs[n]["fired"] for n in TRANSCRIPT_SIGNS] == [False] * len(TRANSCRIPT_SIGNS)
 
 
 S1, S2, S3, S4 = (f"5e550000-0000-4000-8000-00000000000{n}" for n in (1, 2, 3, 4))
@@ -821,7 +823,7 @@ def test_base_missing_from_the_warehouse_gives_null(
     _base, db = warehoused
     doc = run_json(_clean(tmp_path / "other"), db)
     signs = {s["name"]: s for s in doc["bases"][0]["signs"]}
-    assert [signs[n]["value"] for n in TRANSCRIPT_SIGNS] == [None] * 4
+    assert [signs[n]["value"] for n in TRANSCRIPT_SIGNS] == [None] * len(TRANSCRIPT_SIGNS)
 
 
 # ---------------------------------------------------------------- --mark
@@ -1040,6 +1042,7 @@ recalled-but-failed         -                                      2
 never-recalled              -                                      2
 costly-ritual               -                                      1.0
 costly-body                 -                                      200,000
+helped-disagrees            -                                      -
 index-layout                0                                      0
 
 """

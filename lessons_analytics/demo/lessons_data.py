@@ -166,6 +166,7 @@ ATLAS = (
         ((1, "candidate"), (4, "active")),
         ("atlas/cache.py", "atlas/render/style.py"),
         ("style changed, STYLE_VERSION not bumped",),
+        helped="true",
     ),
     LessonSpec(
         "L-0007",
@@ -265,9 +266,12 @@ ATLAS = (
         "коммит с исправлением.",
         "в смешанном диффе на 600 строк ревьюер не увидел одну изменённую границу цикла.",
         "2026-10-12",
-        ((2, "candidate"), (3, "active")),
+        ((2, "candidate"), (6, "active")),
         ("atlas/clip.py", "atlas/tiles.py"),
         ("фикс спрятан в большом рефакторинге", "переименование и исправление в одном коммите"),
+        # two commits instead of one: the commit hook's time is its price (effect: costs
+        # more than it saves, its rate did not fall)
+        ritual=COMMIT_RITUAL,
         lang="ru",
     ),
     LessonSpec(

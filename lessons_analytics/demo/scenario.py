@@ -112,9 +112,11 @@ HITS: tuple[HitSpec, ...] = (
     _h("atlas", "L-0001", 7, "recalled", _YES, "gate"),
     _h("atlas", "L-0001", 8, "none", _YES, "ci"),
     _h("atlas", "L-0002", 2, "recalled", _YES, "gate", defect="form-only"),
-    _h("atlas", "L-0002", 4, "none", _NO, "ci"),
+    # L-0002's failure stopped: the two lines that look like hits are form-only, so over the
+    # whole demo it has no hit at all (effect: retire candidate).
+    _h("atlas", "L-0002", 4, "none", _NO, "ci", defect="form-only"),
     _h("atlas", "L-0002", 7, "recalled", _YES, "self", defect="form-only"),
-    _h("atlas", "L-0002", 8, "none", "unknown", "human", source="none"),
+    _h("atlas", "L-0002", 8, "none", "unknown", "human", defect="none", source="none"),
     # L-0003 keeps failing although it is recalled: prose does not hold.
     _h("atlas", "L-0003", 2, "recalled", _YES, "gate"),
     _h("atlas", "L-0003", 4, "recalled", _YES, "human"),
@@ -163,6 +165,14 @@ HITS: tuple[HitSpec, ...] = (
     _h("api", "L-0203", 4, "recalled", _YES, "gate"),
     _h("api", "L-0203", 7, "index", _NO, "human"),
     _h("api", "L-0205", 6, "none", "unknown", "human", defect="wrong-number", source="none"),
+    # atlas L-0006 (a candidate until week 4) failed in a third of the sessions before it
+    # became active and once after (effect: helps). Last, so the hits above keep their
+    # sessions.
+    *(
+        _h("atlas", "L-0006", week, "none", _NO, caught)
+        for week in (1, 2, 3)
+        for caught in ("human", "ci", "gate", "reviewer", "human")
+    ),
 )
 
 # Lessons whose declared `evidence.hits` the judge forgot to update (a lint finding).

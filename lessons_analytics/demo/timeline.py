@@ -154,9 +154,11 @@ def assign_hits(world: World) -> list[HitSpec]:
             and all(h.truth == hit.truth and h.lesson != hit.lesson for h in s.hits)
         ]
         # Prefer Wednesday to Friday: lessons that appear in the hit's week exist by then.
-        fits = [s for s in fits if s.start.weekday() in (2, 3, 4)] or [
-            s for s in fits if s.start.weekday() >= 2
-        ]
+        fits = (
+            [s for s in fits if s.start.weekday() in (2, 3, 4)]
+            or [s for s in fits if s.start.weekday() >= 2]
+            or fits  # a busy week: any day (only the late L-0006 hits of week 1 need this)
+        )
         if not fits and agent == "codex":  # move a Codex session into the project the hit needs
             s = rng.choice([s for s in pool if not s.hits])
             moved = _session(world, "codex", s.start, BASE_CWDS[hit.base][0], s.lang, s.version)

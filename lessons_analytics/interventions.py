@@ -1,0 +1,72 @@
+"""Changes to a base as interventions: its numbers over the sessions before and after.
+
+``queries/effect_interventions.sql`` finds the changes (INDEX.md layout, promotions,
+retirements, hook and scout prompt files), groups those closer than the window and counts
+the window sessions; this module adds, for coverage, blind share and hit rate, each
+side's Wilson interval and the Newcombe interval of the change (after minus before).
+Blind share is over the sessions that read the index, the other two over all sessions of
+the window: the denominators differ and the columns say which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from lessons_analytics import metrics
+from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.metrics import Filters
+from lessons_analytics.proportions import newcombe, wilson
+
+# (measure, numerator column stem, denominator column stem)
+MEASURES = (
+    ("coverage", "recalled", "sessions"),
+    ("blind_share", "blind", "reading_index"),
+    ("hit_rate", "hit_sessions", "sessions"),
+)
+
+
+def _columns() -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, _num, _den in MEASURES:
+        for side in ("before", "after"):
+            out |= {f"{name}_{side}": pl.Float64, f"{name}_{side}_lo": pl.Float64,
+                    f"{name}_{side}_hi": pl.Float64}  # fmt: skip
+        out |= {f"{name}_diff": pl.Float64, f"{name}_diff_lo": pl.Float64,
+                f"{name}_diff_hi": pl.Float64}  # fmt: skip
+    return out
+
+
+def interventions(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    thresholds: Mapping[str, float] | None = None,
+) -> pl.DataFrame:
+    """One row per change (commit) of a base, with the window statistics (module doc)."""
+    t = {**THRESHOLDS, **(thresholds or {})}
+    params = {**filters.params(), "window_sessions": int(t["intervention_window_sessions"])}
+    counts = metrics.query(con, "effect_interventions", **params)
+    rows = [{**row, **_statistics(row)} for row in counts.to_dicts()]
+    schema: dict[str, Any] = {**dict(counts.schema), **_columns()}
+    return pl.DataFrame(rows or None, schema=schema).rename({"base_path": "base_root"})
+
+
+def _statistics(row: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, num, den in MEASURES:
+        k1, n1 = row[f"{num}_before"], row[f"{den}_before"]
+        k2, n2 = row[f"{num}_after"], row[f"{den}_after"]
+        for side, k, n in (("before", k1, n1), ("after", k2, n2)):
+            interval = wilson(k, n)
+            out[f"{name}_{side}"] = k / n if n else None
+            out[f"{name}_{side}_lo"], out[f"{name}_{side}_hi"] = interval or (None, None)
+        diff = newcombe(k1, n1, k2, n2)
+        out[f"{name}_diff"], out[f"{name}_diff_lo"], out[f"{name}_diff_hi"] = diff or (
+            None,
+            None,
+            None,
+        )
+    return out

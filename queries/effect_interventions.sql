@@ -1,0 +1,193 @@
+-- effect_interventions: each change to a base (fct_base_changes) with the base's
+-- coverage, blind sessions and hit rate over the sessions just before and just after it.
+-- Grain: one row per (base, commit) that changed something.
+-- Parameters: $bases, $since, $until (on session starts and commit times),
+-- $window_sessions (N: sessions compared on each side).
+-- Grouping: commits are taken in time order; a commit with fewer than N sessions of the
+-- base started since the previous one joins that commit's group. A group's before window
+-- is the N sessions that started before its first commit, its after window the N that
+-- started at or after its last commit, so every commit of a group shares its numbers and
+-- `confounded` says the credit goes to the package of changes, not to one.
+-- Per window: sessions; recalled = sessions that recalled an active lesson of the base
+-- (fct_session_recall.recalled_any, coverage = recalled / sessions); reading_index and
+-- blind = sessions that read the index and, of those, sessions that saw no Active row
+-- (blind share = blind / reading_index); hit_sessions = sessions with at least one hit of
+-- a lesson of the base (hits that name no session of the warehouse are not placed).
+with
+
+changes as (
+    select * from fct_base_changes
+    where ($bases is null or list_contains($bases, base_path))
+        and ($since is null or committed_at >= $since)
+        and ($until is null or committed_at < $until)
+),
+
+sessions as (
+    select links.base_path, links.session_id, s.started_at,
+    from dim_session_bases as links
+    inner join fct_sessions as s using (session_id)
+    where ($bases is null or list_contains($bases, links.base_path))
+        and ($since is null or s.started_at >= $since)
+        and ($until is null or s.started_at < $until)
+),
+
+commits as (
+    select
+        base_path,
+        commit,
+        min(committed_at) as committed_at,
+        list(distinct kind order by kind) as kinds,
+        list(distinct kind || ': ' || coalesce(detail, '?')
+            order by kind || ': ' || coalesce(detail, '?')) as details,
+    from changes
+    group by base_path, commit
+),
+
+ordered as (
+    select
+        *,
+        lag(committed_at) over (
+            partition by base_path order by committed_at, commit
+        ) as previous_at,
+    from commits
+),
+
+gaps as (
+    select
+        ordered.*,
+        (select count(*) from sessions
+         where sessions.base_path = ordered.base_path
+             and sessions.started_at >= ordered.previous_at
+             and sessions.started_at < ordered.committed_at) as sessions_since_previous,
+    from ordered
+),
+
+grouped as (
+    select
+        *,
+        sum(case
+            when previous_at is null or sessions_since_previous >= $window_sessions then 1
+            else 0
+        end) over (
+            partition by base_path order by committed_at, commit
+            rows between unbounded preceding and current row
+        )::bigint as group_id,
+    from gaps
+),
+
+groups as (
+    select
+        base_path,
+        group_id,
+        min(committed_at) as group_first_at,
+        max(committed_at) as group_last_at,
+        count(*) as group_commits,
+    from grouped
+    group by base_path, group_id
+),
+
+blind as (
+    select base_path, session_id, bool_and(is_blind) as is_blind,
+    from fct_index_reads
+    group by base_path, session_id
+),
+
+hit_sessions as (
+    select distinct base_path, session_id from fct_hit_attribution
+    where session_found
+),
+
+facts as (
+    select
+        sessions.base_path,
+        sessions.session_id,
+        sessions.started_at,
+        coalesce(recall.recalled_any, false) as is_recalled,
+        blind.session_id is not null as is_reading_index,
+        coalesce(blind.is_blind, false) as is_blind,
+        hit_sessions.session_id is not null as is_hit,
+    from sessions
+    left join fct_session_recall as recall using (base_path, session_id)
+    left join blind using (base_path, session_id)
+    left join hit_sessions using (base_path, session_id)
+),
+
+before_windows as (
+    select groups.base_path, groups.group_id, 'before' as side, facts.*
+        exclude (base_path),
+    from groups
+    inner join facts
+        on facts.base_path = groups.base_path
+        and facts.started_at < groups.group_first_at
+    qualify row_number() over (
+        partition by groups.base_path, groups.group_id
+        order by facts.started_at desc, facts.session_id
+    ) <= $window_sessions
+),
+
+after_windows as (
+    select groups.base_path, groups.group_id, 'after' as side, facts.*
+        exclude (base_path),
+    from groups
+    inner join facts
+        on facts.base_path = groups.base_path
+        and facts.started_at >= groups.group_last_at
+    qualify row_number() over (
+        partition by groups.base_path, groups.group_id
+        order by facts.started_at, facts.session_id
+    ) <= $window_sessions
+),
+
+windows as (
+    select * from before_windows
+    union all
+    select * from after_windows
+),
+
+window_counts as (
+    select
+        base_path,
+        group_id,
+        count(*) filter (where side = 'before') as sessions_before,
+        count(*) filter (where side = 'before' and is_recalled) as recalled_before,
+        count(*) filter (
+            where side = 'before' and is_reading_index
+        ) as reading_index_before,
+        count(*) filter (where side = 'before' and is_blind) as blind_before,
+        count(*) filter (where side = 'before' and is_hit) as hit_sessions_before,
+        count(*) filter (where side = 'after') as sessions_after,
+        count(*) filter (where side = 'after' and is_recalled) as recalled_after,
+        count(*) filter (
+            where side = 'after' and is_reading_index
+        ) as reading_index_after,
+        count(*) filter (where side = 'after' and is_blind) as blind_after,
+        count(*) filter (where side = 'after' and is_hit) as hit_sessions_after,
+    from windows
+    group by base_path, group_id
+)
+
+select
+    grouped.base_path,
+    grouped.commit,
+    grouped.committed_at,
+    grouped.kinds,
+    grouped.details,
+    grouped.group_id,
+    groups.group_commits,
+    groups.group_commits > 1 as confounded,
+    groups.group_first_at,
+    groups.group_last_at,
+    coalesce(window_counts.sessions_before, 0) as sessions_before,
+    coalesce(window_counts.recalled_before, 0) as recalled_before,
+    coalesce(window_counts.reading_index_before, 0) as reading_index_before,
+    coalesce(window_counts.blind_before, 0) as blind_before,
+    coalesce(window_counts.hit_sessions_before, 0) as hit_sessions_before,
+    coalesce(window_counts.sessions_after, 0) as sessions_after,
+    coalesce(window_counts.recalled_after, 0) as recalled_after,
+    coalesce(window_counts.reading_index_after, 0) as reading_index_after,
+    coalesce(window_counts.blind_after, 0) as blind_after,
+    coalesce(window_counts.hit_sessions_after, 0) as hit_sessions_after,
+from grouped
+inner join groups using (base_path, group_id)
+left join window_counts using (base_path, group_id)
+order by grouped.base_path, grouped.committed_at, grouped.commit
