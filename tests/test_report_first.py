@@ -5,7 +5,8 @@ Worked out by hand from the scenario's docstring, with the thresholds of ``T``:
 
 - hits in the window: L-0001 S1 recalled, S2 index_only, S3 unknown, one without a
   session (unknown), S4 not_recalled; L-0002 S5 recalled. 6 hits; 6 sessions in scope
-  (S1, S2, S4, S5, S6, S7): 1.0 hit per exposed session. One hit = 1 h (hours_per_hit).
+  (S1, S2, S4, S5, S6, S7): 1.0 hit per exposed session. One hit = 1 h (hours_per_hit,
+  pinned in ``T``).
 - fix the triggers of L-0001: 2 of its 3 known hits not recalled (S2 index_only, S4)
   -> 2 hits / 2 weeks = 1.0 h/week.
 - restructure the index: of the 4 sessions reading it (S1, S2, S4, S7) only S4 saw no
@@ -37,8 +38,9 @@ from lessons_analytics.report.data import HEADLINES
 from lessons_analytics.report.numbers import GOOD_DIRECTION, fmt_delta, tone
 
 WEEK = "2026-W46"
+# the prices are pinned so the payoffs below do not follow a change of their defaults
 T = {"costly_ritual_hours_per_week": 0.05, "recalled_but_failed_hits": 1,
-     "candidate_independent_hits": 0}  # fmt: skip
+     "candidate_independent_hits": 0, "hours_per_hit": 1.0, "tokens_per_hit": 100_000}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -287,3 +289,22 @@ def test_actions_agree_with_the_commands(written, world) -> None:  # type: ignor
     assert (drop["calls"], drop["total_hours"]) == (ritual["calls"], ritual["total_hours"])
     bodies = {r["id"]: r for r in run("bodies")["bases"][0]["lessons"]}
     assert actions[("slim-body", "L-0002")]["measure"]["tokens"] == bodies["L-0002"]["tokens"]
+
+
+def test_changes_to_the_base_reported_together(written) -> None:  # type: ignore[no-untyped-def]
+    """The scenario's two commits (2026-11-02: L-0001 and L-0002 active; 2026-11-09: the
+    Active heading moves from line 4 to 44) have no session between them: one group,
+    confounded. After it (sessions from 2026-11-09: S2, S4, S5, S6, S7): recalled S4, S5;
+    reading the index S2, S4, S7, blind S4; a hit in S2, S4, S5. Nothing before."""
+    (group,) = _section(written)["interventions"]
+    assert (group["group_commits"], group["confounded"]) == (2, True)
+    assert "layout: line 4 -> 44" in group["details"]
+    keys = ("sessions_before", "sessions_after", "recalled_after", "reading_index_after",
+            "blind_after", "hit_sessions_after")  # fmt: skip
+    got = [group[k] for k in keys]
+    assert got == [0, 5, 2, 3, 1, 3]
+    md = written.markdown.read_text()
+    table = md.split("### Changes to the base")[1].split("###")[0]
+    assert "| 2 commit(s), confounded |" in table
+    assert "| – → 40 % (2/5)† | – → 33 % (1/3)† | – → 60 % (3/5)† |" in table
+    assert "² of the window's sessions that read the index" in table

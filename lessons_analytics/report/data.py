@@ -21,7 +21,7 @@ from lessons_analytics import metrics
 from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.redact import redact
 from lessons_analytics.report import actions, evidence, history
-from lessons_analytics.report.effect_section import effect_rows
+from lessons_analytics.report.effect_section import effect_rows, intervention_rows
 from lessons_analytics.report.numbers import delta, share, shift_week, week_bounds, week_of
 from lessons_analytics.stats import base_stats
 
@@ -152,6 +152,8 @@ def _base_section(
         "has_data": _has_data(docs),
         "first": actions.base_actions(con, trend, len(win.weeks), t, signs, verdicts),
         "effects": effects,
+        "interventions": intervention_rows(con, base, win.until, t),
+        "intervention_window": int(t["intervention_window_sessions"]),
         "headline": headline(docs, before),
         "evidence": evidence.headline_evidence(con, week, t, docs["cost"]),
         "documents": docs,

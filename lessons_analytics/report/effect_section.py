@@ -17,10 +17,11 @@ import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.effect import lesson_effects
+from lessons_analytics.interventions import interventions
 from lessons_analytics.report import evidence
 from lessons_analytics.report.blocks import Details, evidence_block
 from lessons_analytics.report.layout import Heading, Layout, Para, Table, slug
-from lessons_analytics.report.numbers import DIRECTION_ONLY_BELOW, SMALL
+from lessons_analytics.report.numbers import DIRECTION_ONLY_BELOW, GOOD_DIRECTION, SMALL
 
 # verdict -> what the reader does about it (the action it feeds, when there is one)
 VERDICT_ORDER = ("not holding", "not surfaced", "costs more than it saves", "retire candidate",
@@ -182,3 +183,106 @@ def effect_section(out: Layout, s: dict[str, Any]) -> None:
                 r["evidence"],
             )
         )
+
+
+# ---------------------------------------------------------------- changes to the base
+
+# (measure, label, its denominator, which way is good)
+CHANGE_MEASURES = (
+    ("coverage", "recall coverage", "sessions", "coverage"),
+    ("blind_share", "blind share", "reading_index", "blind_sessions"),
+    ("hit_rate", "sessions with a hit", "sessions", "hits"),
+)
+CHANGE_NUMERATORS = {"coverage": "recalled", "blind_share": "blind", "hit_rate": "hit_sessions"}
+
+
+def intervention_rows(
+    con: duckdb.DuckDBPyConnection, base: str, until: datetime, t: dict[str, float]
+) -> list[dict[str, Any]]:
+    """Each group of changes to ``base`` up to ``until`` (commits closer than the window
+    form one group and share its numbers), newest first."""
+    frame = interventions(con, metrics.Filters((base,), None, until), t)
+    groups: dict[int, dict[str, Any]] = {}
+    for r in frame.sort("committed_at").to_dicts():
+        group = groups.get(r["group_id"])
+        if group is None:
+            group = groups[r["group_id"]] = {
+                k: v
+                for k, v in r.items()
+                if k not in ("commit", "committed_at", "kinds", "details")
+            }
+            group["commits"], group["details"] = [], []
+            for key in ("group_first_at", "group_last_at"):
+                value = group[key]
+                group[key] = value.isoformat() if isinstance(value, datetime) else value
+        group["commits"].append(r["commit"][:7])
+        group["details"] += [d for d in r["details"] or [] if d not in group["details"]]
+    return sorted(groups.values(), key=lambda g: g["group_first_at"] or "", reverse=True)
+
+
+def _side(row: dict[str, Any], measure: str, side: str, den: str) -> str:
+    k, n = row[f"{CHANGE_NUMERATORS[measure]}_{side}"], row[f"{den}_{side}"]
+    value = row[f"{measure}_{side}"]
+    if not n or value is None:
+        return "–"
+    return f"{100 * value:.0f} % ({k}/{n}){SMALL if n < DIRECTION_ONLY_BELOW else ''}"
+
+
+def interventions_section(out: Layout, s: dict[str, Any]) -> None:
+    rows = s.get("interventions") or []
+    out.add(Heading(3, "Changes to the base: before and after"))
+    if not rows:
+        out.add(Para("No change to the index layout, the lessons' status or a hook or scout "
+                     "prompt file in the history.", "empty"))  # fmt: skip
+        return
+    table, tones = [], []
+    for g in rows[:12]:
+        cells = [
+            f"{(g['group_first_at'] or '')[:10]}"
+            + (f" – {(g['group_last_at'] or '')[:10]}" if g["group_commits"] > 1 else ""),
+            f"{g['group_commits']} commit(s)" + (", confounded" if g["confounded"] else ""),
+            "; ".join(g["details"][:4]) + (" …" if len(g["details"]) > 4 else ""),
+        ]
+        row_tones = ["", "", ""]
+        for measure, _, den, key in CHANGE_MEASURES:
+            diff, tone_ = _change(g, measure, key)
+            sides = f"{_side(g, measure, 'before', den)} → {_side(g, measure, 'after', den)}"
+            cells.append(f"{sides}\n{diff}" if diff else sides)
+            row_tones.append(tone_)
+        table.append(cells)
+        tones.append(row_tones)
+    out.add(
+        Table(
+            [
+                "when",
+                "commits",
+                "what changed",
+                "recall coverage¹",
+                "blind share²",
+                "sessions with a hit¹",
+            ],
+            table,
+            tones=tones,
+        ),  # fmt: skip
+        Para(
+            f"Each side is the {s['intervention_window']} sessions just before the first and "
+            "just after the last commit of a group; commits closer than that are one group, "
+            "*confounded*: the credit goes to the package of changes, not to one. "
+            "¹ of the window's sessions. ² of the window's sessions that read the index "
+            "(another denominator). Changes are coloured only when the Newcombe interval "
+            "excludes 0."
+            + (f" {len(rows) - 12} older group(s) in data.json." if len(rows) > 12 else ""),
+            "note",
+        ),  # fmt: skip
+    )
+
+
+def _change(g: dict[str, Any], measure: str, key: str) -> tuple[str, str]:
+    value, lo, hi = g[f"{measure}_diff"], g[f"{measure}_diff_lo"], g[f"{measure}_diff_hi"]
+    if value is None or lo is None or hi is None:
+        return "", ""
+    direction = GOOD_DIRECTION[key]
+    tone_ = ""
+    if lo > 0 or hi < 0:
+        tone_ = "good" if (value > 0) == (direction > 0) else "bad"
+    return f"{100 * value:+.0f} pp [{100 * lo:+.0f}…{100 * hi:+.0f}]", tone_

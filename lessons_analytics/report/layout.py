@@ -216,12 +216,13 @@ def _base(out: Layout, data: dict[str, Any], s: dict[str, Any]) -> None:
                 "empty",
             )
         )
-    from lessons_analytics.report.effect_section import effect_section
+    from lessons_analytics.report.effect_section import effect_section, interventions_section
     from lessons_analytics.report.first_screen import first_screen, headline_section
 
     first_screen(out, data, s)
     headline_section(out, s, data)
     effect_section(out, s)
+    interventions_section(out, s)
     _ladder(out, s, weeks)
     trend = s["trend"]
     out.add(Heading(3, "Recall coverage by week"))
