@@ -308,3 +308,26 @@ def test_changes_to_the_base_reported_together(written) -> None:  # type: ignore
     assert "| 2 commit(s), confounded |" in table
     assert "| – → 40 % (2/5)† | – → 33 % (1/3)† | – → 60 % (3/5)† |" in table
     assert "² of the window's sessions that read the index" in table
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no headless Chromium")
+@pytest.mark.parametrize("width", [1280, 390])
+def test_page_renders_in_chromium(written, tmp_path: Path, width: int) -> None:  # type: ignore[no-untyped-def]
+    """A smoke check only: the page loads and paints at a desktop and a phone width (the
+    screenshots themselves are looked at by hand)."""
+    import subprocess
+
+    from PIL import Image
+
+    shot = tmp_path / f"r{width}.png"
+    subprocess.run(
+        ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
+         f"--window-size={width},1600", f"--screenshot={shot}", written.html.as_uri()],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    with Image.open(shot) as image:
+        assert image.size == (width, 1600)
+        colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50  # text and tables, not a blank page
