@@ -339,3 +339,24 @@ def test_page_renders_in_chromium(written, tmp_path: Path, width: int) -> None: 
         assert image.size == (width, 1600)
         colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 50  # text and tables, not a blank page
+
+
+def test_lessons_sharing_a_ritual_share_one_action(tmp_path: Path) -> None:
+    """L-0002 declares L-0001's ritual too: one action for `^make test`, its 420 s once."""
+    from basebuilder import commit
+
+    built = scenario.build(tmp_path)
+    lesson2 = (built.base / "L-0002.md").read_text()
+    shared = lesson2.replace("created: 2026-11-01\n", 'created: 2026-11-01\nritual: "^make test"\n')
+    assert shared != lesson2
+    commit(built.project, "2026-11-02T10:00:00Z", {"LESSONS/L-0002.md": shared})
+    db = tmp_path / "w.duckdb"
+    ingest(db, [built.projects, built.codex], [built.base])
+    con = warehouse.connect(db, read_only=True)
+    try:
+        data = build_report_data(con, WEEK, as_of=date(2026, 11, 16), thresholds=T)
+    finally:
+        con.close()
+    rituals = [a for a in data["bases"][0]["first"]["actions"] if a["kind"] == "drop-ritual"]
+    assert [(a["subject"], a["measure"]["calls"]) for a in rituals] == [("L-0001, L-0002", 3)]
+    assert rituals[0]["payoff_hours_per_week"] == pytest.approx(420 / 3600 / 2)

@@ -25,7 +25,8 @@ Which actions are proposed (each rule is also a sign or a verdict elsewhere):
   known attribution, most of them not recalled (``not_recalled`` + ``index_only`` >
   ``recalled``), or whose verdict is ``not surfaced``;
 - drop or automate ritual R: more than ``costly_ritual_hours_per_week`` in the window, or
-  the verdict ``costs more than it saves``;
+  the verdict ``costs more than it saves``; lessons declaring the same ritual share one
+  action (their calls are the same calls);
 - slim the body of L: more than ``costly_body_tokens_per_week`` body tokens a week, or a
   large body that was read;
 - promote or reject candidates: the ``candidate-needs-verdict`` sign's lessons; payoff
@@ -170,20 +171,27 @@ def _rituals(
     t: dict[str, float],
     verdicts: dict[str, str],
 ) -> list[dict[str, Any]]:
-    out = []
+    """One action per ritual pattern: lessons that declare the same ritual share its calls,
+    which are counted once."""
+    by_pattern: dict[str, list[dict[str, Any]]] = {}
     for r in metrics.cost_document(con, trend, gap_cap_s=t["gap_cap_s"])["rituals"]:
+        by_pattern.setdefault(r["pattern"], []).append(r)
+    out = []
+    for pattern, items in by_pattern.items():
+        r = items[0]  # the same pattern over the same sessions: the same calls
         per_week = _per_week(r["total_hours"], rates)
-        lesson = r["lesson"] or ""
-        costly = verdicts.get(lesson) == "costs more than it saves"
+        lessons = sorted(i["lesson"] or "" for i in items)
+        costly = any(verdicts.get(lid) == "costs more than it saves" for lid in lessons)
         if per_week <= t["costly_ritual_hours_per_week"] and not (costly and r["calls"]):
             continue
         sentence = (
-            f"Drop or automate the ritual `{r['pattern']}` of {lesson}: {per_week:.2f} "
-            f"session hours a week ({r['calls']} calls in {rates['weeks']} weeks)."
+            f"Drop or automate the ritual `{pattern}` of {', '.join(lessons)}: "
+            f"{per_week:.2f} session hours a week ({r['calls']} calls in {rates['weeks']} "
+            "weeks)."
         )
-        proof = evidence.call_list(evidence.ritual_calls(con, trend, r["pattern"]), lesson)
-        out.append(_action("drop-ritual", lesson, sentence, per_week, proof,
-                           pattern=r["pattern"], calls=r["calls"],
+        proof = evidence.call_list(evidence.ritual_calls(con, trend, pattern), ", ".join(lessons))
+        out.append(_action("drop-ritual", ", ".join(lessons), sentence, per_week, proof,
+                           pattern=pattern, calls=r["calls"], lessons=lessons,
                            total_hours=r["total_hours"]))  # fmt: skip
     return out
 

@@ -214,6 +214,7 @@ def ritual_calls(
 
 
 def call_list(frame: pl.DataFrame, lesson: str | None = None) -> dict[str, Any]:
+    """The calls of a ritual; ``lesson`` (the lessons declaring it) names it in the notes."""
     items = []
     for r in frame.to_dicts():
         took = f"{r['duration_s']:.0f} s" if r["timed"] else "untimed"

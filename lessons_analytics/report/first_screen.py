@@ -77,6 +77,14 @@ def _payoff(action: dict[str, Any]) -> str:
     return f"≈ {value:.2f} h/week" if value < 10 else f"≈ {value:,.0f} h/week"
 
 
+def _of(total: int, noun: str) -> str:
+    """``17 sessions in scope``, ``1 session in scope``."""
+    if total != 1:
+        return f"{total:,} {noun}"
+    first, _, rest = noun.partition(" ")
+    return f"1 {first.removesuffix('s')}{' ' + rest if rest else ''}"
+
+
 def headline_section(out: Layout, s: dict[str, Any], data: dict[str, Any]) -> None:
     """The headline numbers: each with its denominator (a footnote says why two differ),
     this week linked to its evidence, the change coloured by whether it is good, then
@@ -93,7 +101,7 @@ def headline_section(out: Layout, s: dict[str, Any], data: dict[str, Any]) -> No
         label = h["label"]
         if den and (doc, den) in DENOMINATORS:
             mark = marks.setdefault((doc, den), SUPERSCRIPTS[len(marks)])
-            label += f"{mark}\nof {h['total']:,} {DENOMINATORS[(doc, den)][0]}"
+            label += f"{mark}\nof {_of(h['total'], DENOMINATORS[(doc, den)][0])}"
         if h["kind"] == "share":
             value = fmt_share(h)
             prev = f"{h['previous_count']}/{h['previous_total']}" + (
