@@ -53,7 +53,14 @@ from lessons_analytics.interventions import interventions
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
 
-__all__ = ["VERDICTS", "effect_document", "interventions", "lesson_effects", "verdict"]
+__all__ = [
+    "VERDICTS",
+    "effect_document",
+    "effect_evidence",
+    "interventions",
+    "lesson_effects",
+    "verdict",
+]
 
 VERDICTS = ("helps", "not holding", "not surfaced", "costs more than it saves",
             "retire candidate", "insufficient evidence")  # fmt: skip
@@ -88,6 +95,14 @@ def lesson_effects(
         rows.append({**row, **_statistics(row, t, hours, tokens)})
     schema: dict[str, Any] = {**dict(counts.schema), **_STAT_COLUMNS}
     frame = pl.DataFrame(rows or None, schema=schema)
+    return frame.rename({"base_path": "base_root"})
+
+
+def effect_evidence(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.DataFrame:
+    """The sessions behind the counts: one row per (base_root, lesson_id, session) with a
+    hit of the lesson or a recall of it, with its period, transcript, first recall
+    (file:line) and first hit's journal line (``queries/effect_evidence.sql``)."""
+    frame = metrics.query(con, "effect_evidence", **filters.params())
     return frame.rename({"base_path": "base_root"})
 
 
@@ -275,15 +290,18 @@ def effect_document(
 
     ``{"schema": "lessons-analytics/effect/1", "generated_at", "bases": [{"base",
     "lessons": [lesson_effects rows], "interventions": [interventions rows],
-    "by_verdict": {verdict: lessons}}], "totals": {"lessons", "interventions",
-    "by_verdict"}}``; every verdict word is a key of ``by_verdict``, zero or not.
+    "evidence": [effect_evidence rows], "by_verdict": {verdict: lessons}}], "totals":
+    {"lessons", "interventions", "by_verdict"}}``; every verdict word is a key of
+    ``by_verdict``, zero or not.
     """
     lessons = _grouped(lesson_effects(con, filters, thresholds))
     changes = _grouped(interventions(con, filters, thresholds))
+    evidence = _grouped(effect_evidence(con, filters))
     out: list[dict[str, Any]] = []
     for base in metrics.known_bases(con, filters):
         rows = lessons.get(base, [])
         out.append({"base": base, "lessons": rows, "interventions": changes.get(base, []),
+                    "evidence": evidence.get(base, []),
                     "by_verdict": _by_verdict(rows)})  # fmt: skip
     every = [row for entry in out for row in entry["lessons"]]
     document = metrics.envelope("effect", out)

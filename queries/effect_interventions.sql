@@ -58,7 +58,8 @@ gaps as (
         (select count(*) from sessions
          where sessions.base_path = ordered.base_path
              and sessions.started_at >= ordered.previous_at
-             and sessions.started_at < ordered.committed_at) as sessions_since_previous,
+             and sessions.started_at < ordered.committed_at)
+            as sessions_since_previous,
     from ordered
 ),
 
@@ -66,7 +67,8 @@ grouped as (
     select
         *,
         sum(case
-            when previous_at is null or sessions_since_previous >= $window_sessions then 1
+            when previous_at is null
+                or sessions_since_previous >= $window_sessions then 1
             else 0
         end) over (
             partition by base_path order by committed_at, commit
@@ -149,14 +151,20 @@ window_counts as (
         base_path,
         group_id,
         count(*) filter (where side = 'before') as sessions_before,
-        count(*) filter (where side = 'before' and is_recalled) as recalled_before,
+        count(*) filter (
+            where side = 'before' and is_recalled
+        ) as recalled_before,
         count(*) filter (
             where side = 'before' and is_reading_index
         ) as reading_index_before,
         count(*) filter (where side = 'before' and is_blind) as blind_before,
-        count(*) filter (where side = 'before' and is_hit) as hit_sessions_before,
+        count(*) filter (
+            where side = 'before' and is_hit
+        ) as hit_sessions_before,
         count(*) filter (where side = 'after') as sessions_after,
-        count(*) filter (where side = 'after' and is_recalled) as recalled_after,
+        count(*) filter (
+            where side = 'after' and is_recalled
+        ) as recalled_after,
         count(*) filter (
             where side = 'after' and is_reading_index
         ) as reading_index_after,

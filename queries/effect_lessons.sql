@@ -78,7 +78,8 @@ unplaced_periods as (
     from unplaced
     inner join lessons using (base_path, lesson_id)
     inner join spans using (base_path)
-    where unplaced.missed_at between spans.first_started_at and spans.last_ended_at
+    where unplaced.missed_at
+        between spans.first_started_at and spans.last_ended_at
         and ($since is null or unplaced.missed_at >= $since)
         and ($until is null or unplaced.missed_at < $until)
 ),
@@ -87,8 +88,12 @@ unplaced_counts as (
     select
         base_path,
         lesson_id,
-        count(distinct independence_key) filter (where period = 'before') as before_hits,
-        count(distinct independence_key) filter (where period = 'after') as after_hits,
+        count(distinct independence_key) filter (
+            where period = 'before'
+        ) as before_hits,
+        count(distinct independence_key) filter (
+            where period = 'after'
+        ) as after_hits,
         count(distinct independence_key) filter (
             where period = 'after' and in_window
         ) as window_hits,
@@ -101,14 +106,22 @@ exposure_counts as (
         exposures.base_path,
         exposures.lesson_id,
         count(*) filter (where period = 'before') as exposed_before,
-        count(*) filter (where period = 'before' and is_hit) as hit_sessions_before,
+        count(*) filter (
+            where period = 'before' and is_hit
+        ) as hit_sessions_before,
         count(*) filter (where period = 'after') as exposed_after,
-        count(*) filter (where period = 'after' and is_hit) as hit_sessions_after,
-        count(*) filter (where period = 'after' and is_recalled) as recalled_sessions,
+        count(*) filter (
+            where period = 'after' and is_hit
+        ) as hit_sessions_after,
+        count(*) filter (
+            where period = 'after' and is_recalled
+        ) as recalled_sessions,
         count(*) filter (
             where period = 'after' and is_recalled and is_hit
         ) as recalled_hits,
-        count(*) filter (where period = 'after' and not is_recalled) as unrecalled_sessions,
+        count(*) filter (
+            where period = 'after' and not is_recalled
+        ) as unrecalled_sessions,
         count(*) filter (
             where period = 'after' and not is_recalled and is_hit
         ) as unrecalled_hits,

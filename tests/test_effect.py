@@ -254,3 +254,61 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     }  # fmt: skip
     assert got == DEMO_ATLAS
     assert {r["verdict"] for r in atlas.values()} == set(VERDICTS)
+
+
+def test_evidence_rows_make_the_counts(con: duckdb.DuckDBPyConnection) -> None:
+    from lessons_analytics.effect import effect_evidence
+
+    rows = effect_evidence(con, Filters()).to_dicts()
+    l3 = [r for r in rows if r["lesson_id"] == "L-0003" and r["period"] == "after"]
+    assert sum(r["is_hit"] and r["is_recalled"] for r in l3) == 8  # recalled_hits
+    assert sum(r["is_recalled"] for r in l3) == 10  # recalled_sessions
+    assert sum(r["is_hit"] and not r["is_recalled"] for r in l3) == 8  # unrecalled_hits
+    first = next(r for r in l3 if r["session_id"] == es.sid(40))
+    # s40: the body Read is the prompt (line 1) then the call (line 2); the hit is the
+    # journal's line for s40 (after the 20 before-activation lines)
+    assert first["recall_line"] == 2 and first["transcript_file"].endswith(f"{es.sid(40)}.jsonl")
+    assert first["journal_file"].endswith("L-0003.md")
+    l1_before = [r for r in rows if r["lesson_id"] == "L-0001" and r["period"] == "before"]
+    assert len(l1_before) == 20 and all(r["is_hit"] for r in l1_before)
+
+
+def _row(**over: Any) -> dict[str, Any]:
+    """A lesson row as lesson_effects hands it to the verdict rule."""
+    row: dict[str, Any] = {
+        "status": "active", "activated_at": _at(es.C1), "exposed_before": 40,
+        "hits_before": 20, "exposed_after": 40, "hits_after": 20, "rate_before": 0.5,
+        "rate_after": 0.5, "diff": 0.0, "diff_lo": -0.2, "diff_hi": 0.2, "p_value": 0.6,
+        "sessions_needed": 23, "sessions_still_needed": 0, "recalled_sessions": 0,
+        "recalled_hits": 0, "unrecalled_sessions": 40, "unrecalled_hits": 20,
+        "recall_p_value": None, "cost_hours_per_week": 0.0, "cost_tokens_per_week": 0.0,
+        "avoided_hits_per_week_max": 0.2 * 40 / 4, "window_sessions": 40, "window_hits": 20,
+    }  # fmt: skip
+    return {**row, **over}
+
+
+def test_verdict_costs_more_than_it_saves() -> None:
+    from lessons_analytics.config import THRESHOLDS
+    from lessons_analytics.effect import verdict
+
+    # at most 2 hits a week avoided, worth 2 * 0.5 h: a 1.5 h ritual costs more
+    word, reason = verdict(_row(cost_hours_per_week=1.5), THRESHOLDS)
+    assert word == "costs more than it saves" and "1.5 h a week" in reason
+    assert verdict(_row(cost_hours_per_week=0.9), THRESHOLDS)[0] == "not surfaced"
+    # 2 hits * 100 000 tokens: 250 000 body tokens a week cost more
+    assert verdict(_row(cost_tokens_per_week=250_000), THRESHOLDS)[0] == (
+        "costs more than it saves"
+    )
+    # without a before period nothing is credited, so no cost verdict
+    no_before = _row(cost_hours_per_week=5.0, avoided_hits_per_week_max=None)
+    assert verdict(no_before, THRESHOLDS)[0] == "not surfaced"
+
+
+def test_verdict_needs_the_sessions_the_test_needs() -> None:
+    from lessons_analytics.config import THRESHOLDS
+    from lessons_analytics.effect import verdict
+
+    # 20 of 23 sessions: even with 10 unrecalled hits, no diagnosis yet
+    few = _row(exposed_after=20, hits_after=10, unrecalled_hits=10, sessions_still_needed=3)
+    word, reason = verdict(few, THRESHOLDS)
+    assert word == "insufficient evidence" and "3 more" in reason

@@ -67,7 +67,8 @@ select
     coalesce(hit_sessions.hits, 0) as hits,
     hit_sessions.session_id is not null as is_hit,
     case
-        when hit_sessions.session_id is not null then hit_sessions.is_recalled_hit
+        when hit_sessions.session_id is not null
+            then hit_sessions.is_recalled_hit
         else recalls.session_id is not null
     end as is_recalled,
     recalls.first_recall_at,

@@ -1,0 +1,68 @@
+-- effect_evidence: the sessions behind each lesson's effect counts, and where to look:
+-- the transcript, the first recall (file:line of the read or the quote) and the first
+-- hit's journal line.
+-- Grain: one row per (base, lesson, exposed session) with a hit of the lesson or a
+-- recall of it. Parameters: $bases, $since, $until (on the session's start).
+-- The counts of effect_lessons are these rows counted by period, is_hit and is_recalled
+-- (plus the hits that name no exposed session, which have no row here).
+with
+
+exposures as (
+    select * from fct_lesson_exposures
+    where (is_hit or first_recall_at is not null)
+        and ($bases is null or list_contains($bases, base_path))
+        and ($since is null or started_at >= $since)
+        and ($until is null or started_at < $until)
+),
+
+recall_lines as (
+    select
+        base_path,
+        lesson_id,
+        session_id,
+        arg_min(transcript_file, surfaced_at) as recall_file,
+        arg_min(transcript_line, surfaced_at) as recall_line,
+    from fct_recall_evidence
+    where kind in ('body', 'quoted')
+    group by base_path, lesson_id, session_id
+),
+
+hit_lines as (
+    select
+        base_path,
+        lesson_id,
+        session_id,
+        min(missed_at) as first_missed_at,
+        arg_min(file_path, missed_at) as journal_file,
+        arg_min(line_no, missed_at) as journal_line,
+    from fct_hit_attribution
+    where session_found
+    group by base_path, lesson_id, session_id
+),
+
+sessions as (
+    select session_id, file_path as transcript_file from fct_sessions
+)
+
+select
+    exposures.base_path,
+    exposures.lesson_id,
+    exposures.session_id,
+    exposures.started_at,
+    exposures.week,
+    exposures.period,
+    exposures.is_hit,
+    exposures.is_recalled,
+    exposures.hits,
+    sessions.transcript_file,
+    exposures.first_recall_at,
+    recall_lines.recall_file,
+    recall_lines.recall_line,
+    hit_lines.first_missed_at,
+    hit_lines.journal_file,
+    hit_lines.journal_line,
+from exposures
+inner join sessions using (session_id)
+left join recall_lines using (base_path, lesson_id, session_id)
+left join hit_lines using (base_path, lesson_id, session_id)
+order by exposures.base_path, exposures.lesson_id, exposures.started_at
