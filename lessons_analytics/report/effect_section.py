@@ -16,7 +16,7 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
-from lessons_analytics.effect import lesson_effects
+from lessons_analytics.effect import effect_evidence, lesson_effects
 from lessons_analytics.interventions import interventions
 from lessons_analytics.report import evidence
 from lessons_analytics.report.blocks import Details, evidence_block
@@ -45,7 +45,7 @@ def effect_rows(
     frame = lesson_effects(con, filters, t)
     if frame.is_empty():
         return []
-    hits = metrics.query(con, "report_evidence_effect", **filters.params())
+    hits = effect_evidence(con, filters).filter(pl.col("is_hit"))
     lines = evidence.hits(con, filters)
     rows = []
     for row in frame.to_dicts():
@@ -62,7 +62,8 @@ def _order(verdict: str | None) -> int:
 
 
 def _proof(hits: pl.DataFrame, lines: pl.DataFrame, lesson: str) -> dict[str, Any]:
-    """One item per exposed session with a hit: period, recall, the miss line."""
+    """One item per exposed session with a hit (``effect_evidence``, the rows its counts
+    are made of): period, recall, and the transcript line of the session's first miss."""
     miss = {
         r["session_id"]: evidence.ref(r["transcript_file"], r["miss_line"])
         for r in lines.filter(pl.col("lesson_id") == lesson).sort("line_no").to_dicts()
