@@ -382,3 +382,21 @@ def test_build_report_data_ladder_and_portfolio(demo: tuple[Path, Path]) -> None
     assert recalled == sorted(recalled, reverse=True)
     assert [r["name"] for r in data["portfolio"]["rows"]] == [s["name"] for s in data["bases"]]
     assert all(len(f["bases"]) >= 2 for f in data["portfolio"]["classes"])
+
+
+def test_no_structure_or_trigger_action_for_a_lesson_that_helps(report: Path) -> None:
+    """The demo's atlas L-0006 halved its failure ("helps") but most of its hits in the
+    window came before it was active, unrecalled: the split alone would say "fix its
+    triggers"; the verdict over its whole history wins."""
+    data = _data(report)
+    atlas = next(s for s in data["bases"] if s["name"] == "atlas")
+    verdicts = {r["lesson_id"]: r["verdict"] for r in atlas["effects"]}
+    assert verdicts["L-0006"] == "helps"
+    for section in data["bases"]:
+        verdicts = {r["lesson_id"]: r["verdict"] for r in section["effects"]}
+        for action in section["first"]["actions"]:
+            if action["kind"] in ("build-structure", "fix-triggers"):
+                assert verdicts.get(action["subject"]) not in ("helps", "retire candidate")
+    kinds = [(a["kind"], a["subject"]) for a in atlas["first"]["actions"]]
+    assert ("fix-triggers", "L-0006") not in kinds
+    assert kinds[0] == ("drop-ritual", "L-0002, L-0012")  # one ritual, two lessons

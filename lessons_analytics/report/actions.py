@@ -24,6 +24,9 @@ Which actions are proposed (each rule is also a sign or a verdict elsewhere):
 - fix the triggers of L: an active lesson with at least ``never_recalled_hits`` hits of
   known attribution, most of them not recalled (``not_recalled`` + ``index_only`` >
   ``recalled``), or whose verdict is ``not surfaced``;
+- neither of the two above for a lesson whose verdict is ``helps`` or ``retire candidate``
+  (the effect measured over its whole history outranks a split of the window's hits:
+  a lesson that halved its failure has mostly unrecalled hits from before it was active);
 - drop or automate ritual R: more than ``costly_ritual_hours_per_week`` in the window, or
   the verdict ``costs more than it saves``; lessons declaring the same ritual share one
   action (their calls are the same calls);
@@ -47,6 +50,8 @@ from lessons_analytics import metrics
 from lessons_analytics.report import evidence
 
 MAX_ACTIONS = 5
+# verdicts that settle a lesson: no structure or trigger action, whatever its recall split
+SETTLED = ("helps", "retire candidate")
 KINDS = ("restructure-index", "build-structure", "fix-triggers", "drop-ritual", "slim-body",
          "decide-candidates")  # fmt: skip
 
@@ -135,6 +140,8 @@ def _lessons(
     out = []
     active = found.filter(pl.col("lesson_status") == "active")
     for lid in sorted(set(active["lesson_id"].to_list())):
+        if verdicts.get(lid) in SETTLED:
+            continue  # measured to work (or to be idle): its hits are not a reason to act
         mine = active.filter(pl.col("lesson_id") == lid)
         recalled = mine.filter(pl.col("recall") == "recalled")
         missed = mine.filter(pl.col("recall").is_in(["not_recalled", "index_only"]))
