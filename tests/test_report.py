@@ -100,8 +100,9 @@ def test_share_marks_direction_only_below_15() -> None:
         "ci95": None,
         "direction_only": True,
     }
-    assert fmt_share(share(7, 14)) == "7/14 = 50.0 % [26.8–73.2] (direction only)"
-    assert fmt_share(share(45, 104)) == "45/104 = 43.3 % [34.2–52.9]"
+    # the mark, not the words, in the cell; the interval on a second line
+    assert fmt_share(share(7, 14)) == "7/14 = 50.0 %†\n[26.8–73.2]"
+    assert fmt_share(share(45, 104)) == "45/104 = 43.3 %\n[34.2–52.9]"
 
 
 def test_deltas_and_arrows() -> None:
@@ -210,9 +211,11 @@ def test_report_contents(report: Path) -> None:
     ):
         assert heading in md
     atlas = md.split("## Base: atlas")[1].split("## Base:")[0]
-    assert atlas.index("The ladder") < atlas.index("Headline numbers")  # the ladder first
+    # what to do first, then the numbers, then the ladder
+    assert atlas.index("Do this first") < atlas.index("Headline numbers")
+    assert atlas.index("Headline numbers") < atlas.index("The ladder")
     assert "L-0001" in atlas.split("### Headline")[0]
-    assert "(direction only)" in md and "[" in md and ("▲" in md or "▼" in md)
+    assert "†" in md and "[" in md and ("▲" in md or "▼" in md)
     assert "L-0009 retired" in md and "INDEX re-layout (Active line 43→5)" in md
     assert "uv.lock pins gdal" in md  # where the remedy went
 
@@ -379,3 +382,21 @@ def test_build_report_data_ladder_and_portfolio(demo: tuple[Path, Path]) -> None
     assert recalled == sorted(recalled, reverse=True)
     assert [r["name"] for r in data["portfolio"]["rows"]] == [s["name"] for s in data["bases"]]
     assert all(len(f["bases"]) >= 2 for f in data["portfolio"]["classes"])
+
+
+def test_no_structure_or_trigger_action_for_a_lesson_that_helps(report: Path) -> None:
+    """The demo's atlas L-0006 halved its failure ("helps") but most of its hits in the
+    window came before it was active, unrecalled: the split alone would say "fix its
+    triggers"; the verdict over its whole history wins."""
+    data = _data(report)
+    atlas = next(s for s in data["bases"] if s["name"] == "atlas")
+    verdicts = {r["lesson_id"]: r["verdict"] for r in atlas["effects"]}
+    assert verdicts["L-0006"] == "helps"
+    for section in data["bases"]:
+        verdicts = {r["lesson_id"]: r["verdict"] for r in section["effects"]}
+        for action in section["first"]["actions"]:
+            if action["kind"] in ("build-structure", "fix-triggers"):
+                assert verdicts.get(action["subject"]) not in ("helps", "retire candidate")
+    kinds = [(a["kind"], a["subject"]) for a in atlas["first"]["actions"]]
+    assert ("fix-triggers", "L-0006") not in kinds
+    assert kinds[0] == ("drop-ritual", "L-0002, L-0012")  # one ritual, two lessons

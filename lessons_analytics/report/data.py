@@ -20,7 +20,8 @@ import polars as pl
 from lessons_analytics import metrics
 from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.redact import redact
-from lessons_analytics.report import history
+from lessons_analytics.report import actions, evidence, history
+from lessons_analytics.report.effect_section import effect_rows, intervention_rows
 from lessons_analytics.report.numbers import delta, share, shift_week, week_bounds, week_of
 from lessons_analytics.stats import base_stats
 
@@ -142,14 +143,22 @@ def _base_section(
     events, from_git = history.lesson_events(con, base, win.until)
     layouts = history.relayouts(con, base, win.until)
     in_window = set(win.weeks)
+    signs = _signs(con, base, as_of, t)
+    effects = effect_rows(con, base, win.until, t)
+    verdicts = {r["lesson_id"]: r["verdict"] for r in effects}
     return {
         "base": base,
         "name": name,
         "has_data": _has_data(docs),
+        "first": actions.base_actions(con, trend, len(win.weeks), t, signs, verdicts),
+        "effects": effects,
+        "interventions": intervention_rows(con, base, win.until, t),
+        "intervention_window": int(t["intervention_window_sessions"]),
         "headline": headline(docs, before),
+        "evidence": evidence.headline_evidence(con, week, t, docs["cost"]),
         "documents": docs,
         "trend": _trend(con, trend, win),
-        "signs": _signs(con, base, as_of, t),
+        "signs": signs,
         "ladder": ladder(con, base, win, t),
         "life": {
             "from_git": from_git,

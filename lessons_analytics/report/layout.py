@@ -4,14 +4,15 @@ data of ``data.py``; ``render.py`` turns the same blocks into Markdown and HTML.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 from matplotlib.figure import Figure
 
 from lessons_analytics.report import charts
-from lessons_analytics.report.numbers import fmt_delta, fmt_number, fmt_share, wilson
+from lessons_analytics.report.numbers import fmt_number, fmt_share, wilson
 from lessons_analytics.report.numbers import share as _share
 
 
@@ -32,6 +33,8 @@ class Para:
 class Table:
     headers: list[str]
     rows: list[list[str]]
+    tones: list[list[str]] | None = None  # per cell "good" | "bad" | "" (HTML colour)
+    links: list[list[str]] | None = None  # per cell the anchor of its evidence, or ""
 
 
 @dataclass
@@ -41,12 +44,24 @@ class Chart:
     figure: Figure
 
 
+@runtime_checkable
+class Rich(Protocol):
+    """A block that renders itself (blocks.py) through the escape function it is given."""
+
+    def markdown(self, md: Callable[[str], str]) -> list[str]: ...
+
+    def html(self, inline: Callable[[str], str]) -> str: ...
+
+
+Block = Heading | Para | Table | Chart | Rich
+
+
 @dataclass
 class Layout:
     title: str
-    blocks: list[Heading | Para | Table | Chart] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
 
-    def add(self, *blocks: Heading | Para | Table | Chart) -> None:
+    def add(self, *blocks: Block) -> None:
         self.blocks.extend(blocks)
 
     @property
@@ -66,9 +81,11 @@ def build_layout(data: dict[str, Any]) -> Layout:
             f"Generated {data['generated_at']}; ages measured as of {data['as_of']}."
         ),
         Para(
-            "How to read: every share is `count/total = % [95 % Wilson interval]`; a share "
-            "over fewer than 15 sessions or hits is marked *direction only*. Arrows compare "
-            f"with {data['previous_week']} (▲ up, ▼ down, → unchanged; pp = percentage points). "
+            "How to read: every share is `count/total = %` with its 95 % Wilson interval "
+            "below it; a share over fewer than 15 sessions or hits is marked † (direction "
+            "only). Arrows compare "
+            f"with {data['previous_week']} (▲ up, ▼ down, → unchanged; pp = percentage points; "
+            "green and *better*, red and *worse* say whether the change is good). "
             "Trend charts cover the weeks "
             f"{data['trend_weeks'][0]}–{data['trend_weeks'][-1]}; dashed purple lines mark the "
             "commits that changed the base.",
@@ -86,9 +103,15 @@ def build_layout(data: dict[str, Any]) -> Layout:
                 "empty",
             )
         )
+    from lessons_analytics.report.first_screen import overview
+
+    overview(out, data)
     _portfolio(out, data)
     for section in data["bases"]:
         _base(out, data, section)
+    from lessons_analytics.report.first_screen import small_sample_notes
+
+    small_sample_notes(out)
     return out
 
 
@@ -127,6 +150,9 @@ def _portfolio(out: Layout, data: dict[str, Any]) -> None:
             rows,
         )
     )
+    from lessons_analytics.report.first_screen import PORTFOLIO_NOTE
+
+    out.add(Para(PORTFOLIO_NOTE, "note"))
     frame = pl.DataFrame(
         [
             {
@@ -190,8 +216,14 @@ def _base(out: Layout, data: dict[str, Any], s: dict[str, Any]) -> None:
                 "empty",
             )
         )
+    from lessons_analytics.report.effect_section import effect_section, interventions_section
+    from lessons_analytics.report.first_screen import first_screen, headline_section
+
+    first_screen(out, data, s)
+    headline_section(out, s, data)
+    effect_section(out, s)
+    interventions_section(out, s)
     _ladder(out, s, weeks)
-    _headline(out, s, data)
     trend = s["trend"]
     out.add(Heading(3, "Recall coverage by week"))
     cov = pl.DataFrame(trend["coverage_by_week"]) if trend["coverage_by_week"] else pl.DataFrame()
@@ -273,6 +305,9 @@ def _ladder(out: Layout, s: dict[str, Any], weeks: list[str]) -> None:
             rows,
         )
     )
+    from lessons_analytics.report.first_screen import LADDER_NOTE
+
+    out.add(Para(LADDER_NOTE, "note"))
     for r in s["ladder"]:
         out.add(
             Para(
@@ -280,36 +315,6 @@ def _ladder(out: Layout, s: dict[str, Any], weeks: list[str]) -> None:
                 + (f" — target: {r['target']}" if r["target"] else "")
             )
         )
-
-
-def _headline(out: Layout, s: dict[str, Any], data: dict[str, Any]) -> None:
-    out.add(Heading(3, f"Headline numbers, {data['week']} vs {data['previous_week']}"))
-    rows = []
-    for h in s["headline"]:
-        if h["kind"] == "share":
-            prev = {
-                "count": h["previous_count"],
-                "total": h["previous_total"],
-                "share": h["previous"],
-                "ci95": None,
-                "direction_only": h["previous_total"] < 15,
-            }
-            prev_text = f"{prev['count']}/{prev['total']}" + (
-                f" = {100 * prev['share']:.1f} %" if prev["share"] is not None else ""
-            )
-            rows.append([h["label"], fmt_share(h), prev_text, fmt_delta(h, is_share=True)])
-        else:
-            digits = 2 if h["kind"] == "hours" else 0
-            extra = f" ({h['calls']} calls)" if h["kind"] == "hours" else ""
-            rows.append(
-                [
-                    h["label"],
-                    fmt_number(h["value"], digits) + extra,
-                    fmt_number(h["previous"], digits),
-                    fmt_delta(h, is_share=False, digits=digits),
-                ]
-            )
-    out.add(Table(["number", data["week"], data["previous_week"], "change"], rows))
 
 
 def _hits(

@@ -10,6 +10,23 @@ from typing import Any
 DIRECTION_ONLY_BELOW = 15  # a share over fewer sessions or hits shows direction only
 _WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
 UP, DOWN, FLAT = "▲", "▼", "→"
+SMALL = "†"  # the small-sample mark; its meaning is said once per table (blocks.py)
+
+# Which way is good, for every number the report compares week over week: +1 a rise is
+# good, -1 a rise is bad. The one place this is defined; colours and words follow from it.
+GOOD_DIRECTION: dict[str, int] = {
+    "coverage": +1,  # more sessions recalled a lesson
+    "index_read": +1,  # more sessions read the index
+    "blind_sessions": -1,  # more sessions read the index and saw no active lesson
+    "head_20_60": -1,  # more index reads cut short by head -20…60
+    "hits": -1,  # more repeated failures
+    "hits_recalled": -1,  # more failures although the lesson was in context
+    "hits_not_recalled": -1,  # more failures where the lesson never surfaced
+    "body_tokens": -1,  # more tokens spent reading lesson bodies
+    "large_body_reads": -1,  # more reads of bodies over the large-body size
+    "ritual_hours": -1,  # more session time spent in rituals
+    "rate": -1,  # hits per 100 exposed sessions (the effect section)
+}
 
 
 def parse_week(text: str) -> tuple[int, int]:
@@ -84,20 +101,38 @@ def delta(current: float | None, previous: float | None, *, is_share: bool) -> d
 
 
 def fmt_share(item: dict[str, Any]) -> str:
-    """``45/104 = 43.3 % [34.2–52.9]`` and ``(direction only)`` below the threshold."""
+    """``45/104 = 43.3 %`` with the 95 % interval on a second line (``[34.2–52.9]``; HTML
+    shows it smaller, Markdown on the same line), and the small-sample mark ``†`` below the
+    threshold: its meaning is written once under the table, not in every cell."""
     if not item["total"]:
         return f"{item['count']}/0 (no data)"
     lo, hi = item["ci95"]
     counts = f"{item['count']}/{item['total']} = {100 * item['share']:.1f} %"
-    text = f"{counts} [{100 * lo:.1f}–{100 * hi:.1f}]"
-    return text + (" (direction only)" if item["direction_only"] else "")
+    return f"{counts}{SMALL if item['direction_only'] else ''}\n[{100 * lo:.1f}–{100 * hi:.1f}]"
 
 
-def fmt_delta(item: dict[str, Any], *, is_share: bool, digits: int = 1) -> str:
+def tone(key: str, change: float | None) -> str:
+    """``good``, ``bad`` or ``""`` (unchanged, unknown, or a number without a direction)."""
+    direction = GOOD_DIRECTION.get(key, 0)
+    if change is None or abs(change) < 1e-9 or not direction:
+        return ""
+    return "good" if change * direction > 0 else "bad"
+
+
+TONE_WORDS = {"good": "better", "bad": "worse"}
+
+
+def fmt_delta(
+    item: dict[str, Any], *, is_share: bool, digits: int = 1, key: str | None = None
+) -> str:
+    """``▲ +25.0 pp``; with ``key`` the meaning follows (``▲ +25.0 pp, worse``), so the
+    Markdown says in words what the HTML says in colour."""
     if item["delta"] is None:
         return "–"
     unit = " pp" if is_share else ""
-    return f"{item['arrow']} {item['delta']:+,.{digits}f}{unit}"
+    text = f"{item['arrow']} {item['delta']:+,.{digits}f}{unit}"
+    word = TONE_WORDS.get(tone(key, item["delta"])) if key else None
+    return f"{text}, {word}" if word else text
 
 
 def fmt_number(value: float | int | None, digits: int = 1) -> str:

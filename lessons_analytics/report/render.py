@@ -8,7 +8,8 @@ import html
 import re
 
 from lessons_analytics.markup import md_inline, md_text
-from lessons_analytics.report.layout import Chart, Heading, Layout, Para, Table
+from lessons_analytics.report import blocks
+from lessons_analytics.report.layout import Block, Chart, Heading, Layout, Para, Rich, Table
 
 _CODE = re.compile(r"`([^`]+)`")
 _EM = re.compile(r"\*([^*]+)\*")
@@ -35,6 +36,8 @@ def to_markdown(layout: Layout) -> str:
             lines.append("")
         elif isinstance(block, Chart):
             lines += [f"![{md_text(block.alt)}]({block.name})", ""]
+        elif isinstance(block, Rich):
+            lines += block.markdown(_md_cell)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -90,7 +93,7 @@ def to_html(layout: Layout, images: dict[str, bytes]) -> str:
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(layout.title)}</title>",
-        f"<style>{CSS}</style>",
+        f"<style>{CSS}{blocks.CSS}</style>",
         "</head>",
         "<body>",
         f"<h1>{html.escape(layout.title)}</h1>",
@@ -104,7 +107,7 @@ def to_html(layout: Layout, images: dict[str, bytes]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _html_block(block: Heading | Para | Table | Chart, images: dict[str, bytes]) -> str:
+def _html_block(block: Block, images: dict[str, bytes]) -> str:
     if isinstance(block, Heading):
         anchor = f' id="{block.anchor}"' if block.anchor else ""
         return f"<h{block.level}{anchor}>{_inline(block.text)}</h{block.level}>"
@@ -112,12 +115,9 @@ def _html_block(block: Heading | Para | Table | Chart, images: dict[str, bytes])
         cls = f' class="{block.kind}"' if block.kind else ""
         return f"<p{cls}>{_inline(block.text)}</p>"
     if isinstance(block, Table):
-        head = "".join(f"<th>{_inline(h)}</th>" for h in block.headers)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in block.rows
-        )
-        table = f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        return f'<div class="table">{table}</div>'
+        return blocks.table_html(block.headers, block.rows, _inline, block.tones, block.links)
+    if isinstance(block, Rich):
+        return block.html(_inline)
     data = base64.b64encode(images[block.name]).decode("ascii")
     alt = html.escape(block.alt)
     image = f'<img alt="{alt}" src="data:image/png;base64,{data}">'
