@@ -263,9 +263,10 @@ def register_contract(spark: Any, folders: list[Path]) -> list[str]:
 
 
 def _materialize(frame: Any, name: str) -> None:
-    """Keep once computed (the layers read each model several times); computed lazily, on
-    first use, so a model nobody reads costs nothing."""
-    frame.cache().createOrReplaceTempView(name)
+    """Keep once computed (the layers read each model several times) and cut the lineage,
+    so a mart's plan starts from the models it reads instead of repeating the whole chain
+    (kept plans grow until the driver runs out of memory). Computed on first use."""
+    frame.localCheckpoint(eager=False).createOrReplaceTempView(name)
 
 
 # ---------------------------------------------------------------- layers and queries
