@@ -94,11 +94,12 @@ def _iso_week(node: exp.Expression) -> exp.Expression:
     if not isinstance(fmt, exp.Literal) or fmt.name != ISO_WEEK:
         return node
     x = node.this.sql(dialect="spark")
-    return sqlglot.parse_one(
+    week: exp.Expression = sqlglot.parse_one(
         f"concat(cast(extract(YEAROFWEEK FROM {x}) as string), '-W',"
         f" lpad(cast(weekofyear({x}) as string), 2, '0'))",
         read="spark",
     )
+    return week
 
 
 # ---------------------------------------------------------------- what does not translate
@@ -139,21 +140,21 @@ def portable_problems(sql: str) -> list[str]:
                 f"{agg.sql(dialect='duckdb')}: an ordered aggregate loses its order on Spark"
                 " (collect_list); sort the result (list_sort) instead"
             )
-    for node in tree.find_all(exp.TimeToUnix):
+    for unix in tree.find_all(exp.TimeToUnix):
         problems.append(
-            f"{node.sql(dialect='duckdb')}: Spark's unix_timestamp drops the fraction;"
+            f"{unix.sql(dialect='duckdb')}: Spark's unix_timestamp drops the fraction;"
             " use date_diff('microsecond', a, b)"
         )
-    for node in tree.find_all(exp.TimeToStr):
-        fmt = node.args.get("format")
+    for stamp in tree.find_all(exp.TimeToStr):
+        fmt = stamp.args.get("format")
         text = fmt.name if isinstance(fmt, exp.Literal) else ""
         if text != ISO_WEEK and _WEEK_PATTERN.search(text):
             problems.append(
                 f"strftime pattern {text!r}: Spark refuses week-based patterns"
                 f" (only {ISO_WEEK!r} is translated)"
             )
-    for node in tree.find_all(exp.Anonymous):
-        problems.append(f"{node.name}(): unknown to sqlglot, would reach Spark untranslated")
+    for call in tree.find_all(exp.Anonymous):
+        problems.append(f"{call.name}(): unknown to sqlglot, would reach Spark untranslated")
     try:
         to_spark(sql)
     except (sqlglot.errors.UnsupportedError, KeyError) as exc:
@@ -300,5 +301,8 @@ def run_sql(spark: Any, sql: str, params: dict[str, Any]) -> Any:
         value = params.get(name)
         if isinstance(value, datetime) and value.tzinfo is None:
             value = value.replace(tzinfo=UTC)  # as DuckDB reads a naive time: UTC
-        args[name] = F.array(*[F.lit(v) for v in value]) if isinstance(value, list | tuple) else F.lit(value)
+        if isinstance(value, list | tuple):
+            args[name] = F.array(*[F.lit(v) for v in value])
+        else:
+            args[name] = F.lit(value)
     return spark.sql(to_spark(sql), args=args).toArrow()

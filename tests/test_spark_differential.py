@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,10 +13,11 @@ import pytest
 pytest.importorskip("pyspark")
 pytest.importorskip("sqlglot")
 
+from spark_support import canonical_rows, spark  # noqa: E402, F401
+
 from lessons_analytics import exchange, metrics, spark_engine, sqlfiles, warehouse  # noqa: E402
 from lessons_analytics.demo import build_demo  # noqa: E402
 from lessons_analytics.ingest import ingest  # noqa: E402
-from spark_support import canonical_rows, spark  # noqa: E402, F401
 
 pytestmark = pytest.mark.spark
 
@@ -71,9 +71,7 @@ def _params(duck: Any) -> list[dict[str, Any]]:
 
 def test_the_fixture_has_rows_in_every_mart(engines: Engines) -> None:
     empty = [
-        m
-        for m in MARTS
-        if not engines.duck.execute(f"select count(*) from {m}").fetchall()[0][0]
+        m for m in MARTS if not engines.duck.execute(f"select count(*) from {m}").fetchall()[0][0]
     ]
     # the demo has no malformed input, so only the load-error mart is empty
     assert empty == ["fct_load_errors"]
