@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import sqlglot
 from sqlglot import exp
@@ -94,12 +94,12 @@ def _iso_week(node: exp.Expression) -> exp.Expression:
     if not isinstance(fmt, exp.Literal) or fmt.name != ISO_WEEK:
         return node
     x = node.this.sql(dialect="spark")
-    week: exp.Expression = sqlglot.parse_one(
+    week = sqlglot.parse_one(
         f"concat(cast(extract(YEAROFWEEK FROM {x}) as string), '-W',"
         f" lpad(cast(weekofyear({x}) as string), 2, '0'))",
         read="spark",
     )
-    return week
+    return cast(exp.Expression, week)
 
 
 # ---------------------------------------------------------------- what does not translate
