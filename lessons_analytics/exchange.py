@@ -142,6 +142,9 @@ def _export_table(
     parts = con.execute(
         f"select {day} as day, count(*), sum(hash(t)::hugeint)::varchar from {table} t group by day"
     ).fetchall()
+    if not parts:
+        # an empty table still gets one (empty) file, so readers find it and its schema
+        parts = [(None, 0, "0")]
     wanted: dict[Path, tuple[Any, str]] = {}
     for value, count, total in parts:
         target = folder
