@@ -306,3 +306,11 @@ def run_sql(spark: Any, sql: str, params: dict[str, Any]) -> Any:
         else:
             args[name] = F.lit(value)
     return spark.sql(to_spark(sql), args=args).toArrow()
+
+
+def analyse(folders: list[Path], sql: str, params: dict[str, Any]) -> Any:
+    """One query over the exports in ``folders``: a session, the contract, the layers."""
+    spark = session()
+    register_contract(spark, folders)
+    build(spark)
+    return run_sql(spark, sql, params)

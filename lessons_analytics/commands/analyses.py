@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 import duckdb
+import polars as pl
 
-from lessons_analytics import metrics, render, warehouse
+from lessons_analytics import metrics, render, sqlfiles, warehouse
 from lessons_analytics.bases import resolve_base
 from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
@@ -402,6 +403,20 @@ def recalled_cmd(
     default=None,
     help="Write the rows to this Parquet file.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "spark"]),
+    default="duckdb",
+    show_default=True,
+    help="spark: build the layers on Spark from the --contract folders and run it there.",
+)
+@click.option(
+    "--contract",
+    "contracts",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="An `export --parquet` folder for --engine spark; repeatable.",
+)
 @click.pass_obj
 def query_cmd(
     app: AppContext,
@@ -410,6 +425,8 @@ def query_cmd(
     as_json: bool,
     as_csv: bool,
     parquet: Path | None,
+    engine: str,
+    contracts: tuple[Path, ...],
 ) -> None:
     """Run a named query of queries/ (or a .sql file) and print or save its rows.
 
@@ -417,6 +434,15 @@ def query_cmd(
     """
     sql = Path(name).read_text(encoding="utf-8") if name.endswith(".sql") else None
     bound: dict[str, Any] = {key: _param_value(value) for key, value in params}
+    if engine == "spark":
+        if not contracts:
+            raise click.UsageError("--engine spark reads --contract DIR (an export --parquet)")
+        from lessons_analytics.spark_engine import analyse
+
+        rows = pl.from_arrow(analyse(list(contracts), sql or sqlfiles.load(name), bound))
+        assert isinstance(rows, pl.DataFrame)
+        _emit(rows, parquet, as_json, as_csv)
+        return
     con = _open(app)
     try:
         frame = metrics.run_sql(con, sql, bound) if sql else metrics.query(con, name, **bound)
@@ -426,6 +452,10 @@ def query_cmd(
         raise click.ClickException(f"query failed: {exc}") from exc
     finally:
         con.close()
+    _emit(frame, parquet, as_json, as_csv)
+
+
+def _emit(frame: pl.DataFrame, parquet: Path | None, as_json: bool, as_csv: bool) -> None:
     if parquet is not None:
         frame.write_parquet(parquet)
         click.echo(f"{frame.height} rows -> {parquet}", err=True)
