@@ -108,7 +108,7 @@ def export_parquet(db_path: Path, out: Path, machine: str) -> ExportReport:
                 f"{db_path} combines other machines' exports; export each machine's own warehouse"
             )
         out.mkdir(parents=True, exist_ok=True)
-        _write_version(out)
+        write_version(out)
         report = ExportReport(machine)
         existing = _existing_tables(con)
         for table in contract_tables():
@@ -119,7 +119,7 @@ def export_parquet(db_path: Path, out: Path, machine: str) -> ExportReport:
         con.close()
 
 
-def _write_version(out: Path) -> None:
+def write_version(out: Path) -> None:
     marker = out / "schema_version"
     if marker.is_file():
         found = marker.read_text(encoding="utf-8").strip()

@@ -15,7 +15,9 @@ through the usual Spark configuration (``spark-submit``, ``SPARK_*`` variables).
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -49,6 +51,9 @@ def session(master: str = "local[2]", app_name: str = "lessons-analytics") -> An
     partitions (the marts are small), non-ANSI arithmetic as DuckDB's (x / 0 is null)."""
     from pyspark.sql import SparkSession
 
+    # Python workers (the parse job's tasks) run this interpreter, where the package is
+    # installed, unless the deployment names another
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     return (
         SparkSession.builder.master(master)
         .appName(app_name)
