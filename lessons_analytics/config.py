@@ -56,6 +56,7 @@ class Config:
     bases: list[Path] = field(default_factory=list)
     warehouse: Path | None = None
     report_dir: Path | None = None
+    export_parquet: Path | None = None  # nightly writes the Parquet contract here
     mark: bool = False
     thresholds: dict[str, float] = field(default_factory=lambda: dict(THRESHOLDS))
     raw: dict[str, Any] = field(default_factory=dict)
@@ -79,6 +80,8 @@ def load_config(path: Path | None) -> Config:
         config.warehouse = _path(here, str(data["warehouse"]))
     if "report_dir" in data:
         config.report_dir = _path(here, str(data["report_dir"]))
+    if "export_parquet" in data:
+        config.export_parquet = _path(here, str(data["export_parquet"]))
     config.mark = bool(data.get("mark", False))
     for name, value in (data.get("thresholds") or {}).items():
         if name not in THRESHOLDS:

@@ -34,6 +34,7 @@ class NightlyResult:
     sleep_due: list[str] = field(default_factory=list)
     markers_changed: list[str] = field(default_factory=list)
     report: str | None = None
+    exported: int | None = None  # Parquet partitions written (config `export_parquet`)
     stages: dict[str, float] = field(default_factory=dict)
 
 
@@ -98,7 +99,20 @@ def run_nightly(
         with _stage(result, "report", log) as note:
             result.report = _weekly_report(db_path, report_dir, last_complete_week(today))
             note(result.report or "this week's report already exists")
+        if config.export_parquet is not None:
+            with _stage(result, "export", log) as note:
+                result.exported = _export(db_path, config)
+                note(f"{result.exported} Parquet partitions written")
     return result
+
+
+def _export(db_path: Path, config: Config) -> int:
+    """The config's ``export_parquet`` folder gets the partitions that changed tonight."""
+    from lessons_analytics.exchange import export_parquet, machine_name
+
+    assert config.export_parquet is not None
+    written = export_parquet(db_path, config.export_parquet, machine_name(config.raw)).written
+    return len(written)
 
 
 @contextmanager

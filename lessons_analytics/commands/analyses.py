@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 import duckdb
+import polars as pl
 
 from lessons_analytics import metrics, render, sqlfiles, warehouse
 from lessons_analytics.bases import resolve_base
@@ -404,6 +405,20 @@ def recalled_cmd(
     default=None,
     help="Write the rows to this Parquet file.",
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "spark"]),
+    default="duckdb",
+    show_default=True,
+    help="spark: build the layers on Spark from the --contract folders and run it there.",
+)
+@click.option(
+    "--contract",
+    "contracts",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="An `export --parquet` folder for --engine spark; repeatable.",
+)
 @click.pass_obj
 def query_cmd(
     app: AppContext,
@@ -412,12 +427,27 @@ def query_cmd(
     as_json: bool,
     as_csv: bool,
     parquet: Path | None,
+    engine: str,
+    contracts: tuple[Path, ...],
 ) -> None:
     """Run a named query of queries/ (or a .sql file) and print or save its rows.
 
     Example: lessons-analytics query heads_reads -p bases '[]' --csv
     """
     bound: dict[str, Any] = {key: _param_value(value) for key, value in params}
+    if engine == "spark":
+        if not contracts:
+            raise click.UsageError("--engine spark reads --contract DIR (an export --parquet)")
+        if name.endswith(".sql"):
+            # Spark has no sandbox like DuckDB's external-access switch: only the package's own
+            # queries run there
+            raise click.UsageError("--engine spark runs the named queries of queries/ only")
+        from lessons_analytics.spark_engine import analyse
+
+        rows = pl.from_arrow(analyse(list(contracts), sqlfiles.load(name), bound))
+        assert isinstance(rows, pl.DataFrame)
+        _emit(redact_frame(rows), parquet, as_json, as_csv)
+        return
     try:
         # a named query is the package's own SQL, and runs in the same sandbox
         sql = (
@@ -432,6 +462,10 @@ def query_cmd(
     except duckdb.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise click.ClickException(f"query failed: {first}") from exc
+    _emit(frame, parquet, as_json, as_csv)
+
+
+def _emit(frame: pl.DataFrame, parquet: Path | None, as_json: bool, as_csv: bool) -> None:
     if parquet is not None:
         frame.write_parquet(parquet)
         click.echo(f"{frame.height} rows -> {parquet}", err=True)
