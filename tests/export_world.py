@@ -29,7 +29,9 @@ def build(root: Path) -> tuple[scenario.Scenario, Path]:
     cwd = str(built.project)
     s = ClaudeSession(built.projects / "-proj", S8, cwd, version="2.1.114")
     s.prompt("2026-11-14T10:00:00Z", "fetch and clean")
-    call = s.bash("2026-11-14T10:01:00Z", f"curl -H 'Authorization: Bearer {SECRET}' https://x.test")
+    call = s.bash(
+        "2026-11-14T10:01:00Z", f"curl -H 'Authorization: Bearer {SECRET}' https://x.test"
+    )
     s.result(call, "2026-11-14T10:01:02Z", "curl: (6) Could not resolve host", is_error=True)
     call = s.bash("2026-11-14T10:02:00Z", "cat LESSONS/L-0001-skipped-tests.md LESSONS/L-0002.md")
     s.result(call, "2026-11-14T10:02:01Z", built.lesson1 + "\n" + built.lesson2)
