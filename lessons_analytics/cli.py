@@ -30,6 +30,7 @@ _COMMANDS = {
     "cards": "judge:cards_cmd",
     "report": "report:report_cmd",
     "retro": "retro:retro_cmd",
+    "export": "export:export_cmd",
 }
 
 

@@ -20,7 +20,7 @@ import orjson
 import polars as pl
 
 from lessons_analytics import bases as base_reader
-from lessons_analytics import transform, warehouse
+from lessons_analytics import exchange, transform, warehouse
 from lessons_analytics.load import LoadOutcome, discover, load_chunks, now_utc
 from lessons_analytics.schema import BASE_TABLES, base_frame
 
@@ -69,6 +69,10 @@ def _run(
     progress: Callable[[int, int], Callable[[int], None]] | None,
 ) -> IngestReport:
     warehouse.ensure_raw_tables(con)
+    if exchange.is_central(con):
+        raise exchange.ExportError(
+            "this warehouse combines other machines' exports; feed it with `ingest --parquet`"
+        )
     report = IngestReport()
     con.begin()
     try:

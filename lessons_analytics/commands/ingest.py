@@ -25,10 +25,22 @@ from lessons_analytics.paths import default_sources
     help="A LESSONS/ folder to load even if no session stands in it; repeatable.",
 )
 @click.option("--strict", is_flag=True, help="Exit 1 when any input could not be loaded.")
+@click.option(
+    "--parquet",
+    "parquet_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Another machine's `export --parquet` folder to combine in; repeatable.",
+)
 @json_option
 @click.pass_obj
 def ingest_cmd(
-    app: AppContext, paths: tuple[Path, ...], bases: tuple[Path, ...], strict: bool, as_json: bool
+    app: AppContext,
+    paths: tuple[Path, ...],
+    bases: tuple[Path, ...],
+    strict: bool,
+    parquet_dirs: tuple[Path, ...],
+    as_json: bool,
 ) -> None:
     """Load transcripts into the warehouse, incrementally.
 
@@ -36,6 +48,9 @@ def ingest_cmd(
 
     Example: lessons-analytics ingest ~/.claude/projects --base ~/src/app/LESSONS
     """
+    if parquet_dirs:
+        _ingest_parquet(app, list(parquet_dirs), as_json)
+        return
     sources = list(paths) or [p for p in default_sources() if p.exists()]
     show = not (app.quiet or as_json) and sys.stderr.isatty()
     bars: list[Any] = []
@@ -84,3 +99,21 @@ def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]
         return bar.update
 
     return start
+
+
+def _ingest_parquet(app: AppContext, folders: list[Path], as_json: bool) -> None:
+    from lessons_analytics.exchange import import_parquet
+
+    try:
+        report = import_parquet(app.db_path, folders)
+    except LessonsAnalyticsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        echo_json(report.document())
+    elif not app.quiet:
+        rows = report.rows
+        click.echo(
+            f"machines: {', '.join(report.machines) or 'none'}  files: {rows.get('raw_files', 0)}"
+            f"  events: {rows.get('raw_events', 0)}  lessons: {rows.get('raw_lessons', 0)}"
+            f"  paths on several machines: {report.shared_paths}"
+        )
