@@ -103,6 +103,31 @@ class OtelSummary:
     def events(self) -> int:
         return self.evaluation_events + self.read_events
 
+    def document(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path) if self.path else None,
+            "semconv": SEMCONV_VERSION,
+            "traces": self.traces,
+            "spans": self.spans,
+            "session_spans": self.session_spans,
+            "agent_spans": self.agent_spans,
+            "tool_spans": self.tool_spans,
+            "events": self.events,
+            "evaluation_events": self.evaluation_events,
+            "read_events": self.read_events,
+            "recall_labels": dict(sorted(self.labels.items())),
+            "skipped": {
+                k: v
+                for k, v in (
+                    ("sessions_without_time", self.sessions_without_time),
+                    ("runs_without_time", self.runs_without_time),
+                    ("tool_calls_without_time", self.calls_without_time),
+                    ("hits_without_span", self.hits_without_span),
+                )
+                if v
+            },
+        }
+
 
 def write_otel(
     con: duckdb.DuckDBPyConnection, path: Path, filters: Filters, *, include_content: bool = False

@@ -297,3 +297,26 @@ def test_demo_export_end_to_end(tmp_path: Path) -> None:
     assert summary.skipped == ({"tool_calls_without_time": untimed} if untimed else {})
     back = _sqlite_as_json(tmp_path / "demo.sqlite")
     assert len(back["events"]) == len(doc["events"]) and len(back["objects"]) == len(doc["objects"])
+
+
+def test_cli_writes_both_layouts(world: tuple[scenario.Scenario, Path], tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from lessons_analytics.cli import cli
+
+    db = str(world[1])
+    for name in ("log.json", "log.sqlite"):
+        result = CliRunner().invoke(cli, ["--db", db, "export", "--ocel", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+        layout = name.split(".")[1]
+        assert result.output == (f"ocel: 30 events, 39 objects, 127 relationships ({layout}) → "
+                                 f"{tmp_path / name}\n")  # fmt: skip
+    result = CliRunner().invoke(
+        cli, ["--db", db, "export", "--ocel", str(tmp_path / "log.json"), "--json",
+              "--base", str(world[0].base), "--until", "2026-11-10"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)["ocel"]
+    # --until includes the whole day: S1 and S2; misses of S1, S2 and S3 (dated 2026-11-10)
+    assert document["object_types"]["session"] == 2 and document["event_types"]["miss"] == 3
+    bad = CliRunner().invoke(cli, ["--db", db, "export", "--ocel", str(tmp_path / "log.xml")])
+    assert bad.exit_code == 2 and "must end in .json or .sqlite" in bad.output

@@ -332,3 +332,28 @@ def test_demo_export_end_to_end(tmp_path: Path) -> None:
     assert summary.tool_spans == calls and summary.evaluation_events == hits
     assert len(spans) == sessions + runs + calls
     assert sum("error.type" in _attrs(s) for s in spans) == failed
+
+
+def test_cli_writes_traces_and_says_so(
+    world: tuple[scenario.Scenario, Path], tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from lessons_analytics.cli import cli
+
+    out = tmp_path / "traces.json"
+    args = ["--db", str(world[1]), "export", "--otel", str(out), "--otel-content", "--json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)["otel"]
+    assert (document["traces"], document["spans"], document["events"]) == (7, 26, 5)
+    assert document["skipped"] == {"hits_without_span": 2}
+    assert "[REDACTED:token]" in out.read_text()
+    result = CliRunner().invoke(cli, ["--db", str(world[1]), "export", "--otel", str(out)])
+    assert result.exit_code == 0
+    assert result.output.startswith(f"otel: 7 traces, 26 spans, 5 events (semantic conventions "
+                                    f"1.41.0) → {out}\n")  # fmt: skip
+    missing = CliRunner().invoke(cli, ["--db", str(tmp_path / "none.duckdb"), "export",
+                                       "--otel", str(out)])  # fmt: skip
+    assert missing.exit_code == 1 and "no warehouse yet" in missing.output
+    assert CliRunner().invoke(cli, ["--db", str(world[1]), "export"]).exit_code == 2
