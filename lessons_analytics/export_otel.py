@@ -27,14 +27,10 @@ Mapping (one trace per session):
                     time: gen_ai.evaluation.name = "lesson_recall", score.label = recall.
                     Hits whose session is not exported have no span and are counted.
 Tool arguments and results are opt-in (``include_content``) and pass through ``redact``;
-a result is recorded only for a call that succeeded, as the convention says.
+a result is recorded only for a call that succeeded, as the convention says, and is the
+head of the result the warehouse keeps (``results.py``), not the whole text.
 
-Ids are derived, so a re-export gives the same ids: the trace id is the session id's 128
-bits when it is a UUID (so the id pastes into a trace search), else the first 16 bytes of
-sha256("lessons-analytics/trace/" + session id); a span id is the first 8 bytes of
-sha256("lessons-analytics/span/" + session id + "/" + kind + "/" + key) with kind session
-(key ""), run (agent_run_id) or call (tool_use_id). Zero ids (invalid in OTLP) are skipped
-for the next 8 (16) bytes of the digest.
+Ids are derived from the session, run and call ids (the rule: ``otlp.py``).
 
 The file holds one ``ExportTraceServiceRequest`` on one line: a JSON document, and a
 one-line OTLP JSON Lines file as the Collector's file exporter and otlpjsonfile receiver
@@ -44,11 +40,9 @@ use. Encoding per the OTLP specification: hex ids, enums as integers, 64-bit int
 
 from __future__ import annotations
 
-import hashlib
-import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +51,15 @@ import orjson
 
 from lessons_analytics import __version__
 from lessons_analytics.metrics import Filters, query
+from lessons_analytics.otlp import (
+    STATUS_ERROR,
+    event,
+    key_values,
+    ns,
+    span,
+    span_id,
+    trace_id,
+)
 from lessons_analytics.redact import redact
 
 __all__ = ["ERROR_TYPES", "SCHEMA_URL", "SEMCONV_VERSION", "OtelSummary", "otel_document",
@@ -64,8 +67,6 @@ __all__ = ["ERROR_TYPES", "SCHEMA_URL", "SEMCONV_VERSION", "OtelSummary", "otel_
 
 SEMCONV_VERSION = "1.41.0"
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
-SPAN_KIND_INTERNAL = 1
-STATUS_ERROR = 2
 # error.type values this exporter reports (the convention asks instrumentations to list them)
 ERROR_TYPES = {
     "rejected": "the user refused the call",
@@ -75,7 +76,6 @@ ERROR_TYPES = {
 }
 _PROVIDERS = {"claude": "anthropic", "codex": "openai"}
 _SERVICES = {"claude": "claude-code", "codex": "codex"}
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -191,7 +191,7 @@ def _by_call(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str,
 def _resource(runtime: str, spans: list[dict[str, Any]]) -> dict[str, Any]:
     service = _SERVICES.get(runtime, runtime)
     return {
-        "resource": {"attributes": _attributes({"service.name": service})},
+        "resource": {"attributes": key_values({"service.name": service})},
         "scopeSpans": [
             {
                 "scope": {"name": "lessons-analytics", "version": __version__},
@@ -213,8 +213,8 @@ def _session_spans(
     trace = trace_id(sid)
     root = span_id(sid, "session", "")
     runtime = session["runtime"] or "unknown"
-    start = _ns(session["started_at"])
-    end = _ns(session["ended_at"]) if session["ended_at"] is not None else start
+    start = ns(session["started_at"])
+    end = ns(session["ended_at"]) if session["ended_at"] is not None else start
     attributes = {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.provider.name": _PROVIDERS.get(runtime, runtime),
@@ -224,7 +224,7 @@ def _session_spans(
         "lessons.session.subagent_runs": int(session["subagent_runs"] or 0),
     }
     events = [_evaluation(hit, start, summary) for hit in rows.hits.get(sid, [])]
-    spans = [_span(trace, root, None, f"invoke_agent {runtime}", start, end, attributes, events)]
+    spans = [span(trace, root, None, f"invoke_agent {runtime}", start, end, attributes, events)]
     summary.session_spans += 1
     calls = [c for c in rows.calls.get(sid, []) if _has_time(c, summary)]
     call_spans = {c["tool_use_id"]: span_id(sid, "call", c["tool_use_id"]) for c in calls}
@@ -273,10 +273,10 @@ def _run_spans(
             "gen_ai.agent.name": name,
             "gen_ai.conversation.id": sid,
         }
-        start = _ns(run["started_at"])
-        end = _ns(run["ended_at"]) if run["ended_at"] is not None else start
+        start = ns(run["started_at"])
+        end = ns(run["ended_at"]) if run["ended_at"] is not None else start
         title = f"invoke_agent {name}" if name else "invoke_agent"
-        spans.append(_span(trace, own, parent, title, start, end, attributes, []))
+        spans.append(span(trace, own, parent, title, start, end, attributes, []))
         summary.agent_spans += 1
         out[run["agent_run_id"]] = own
     return out
@@ -291,11 +291,11 @@ def _tool_span(
     include_content: bool,
     summary: OtelSummary,
 ) -> dict[str, Any]:
-    start = _ns(call["called_at"])
+    start = ns(call["called_at"])
     if call["duration_s"] is not None:
         end = start + round(call["duration_s"] * 1e9)
     elif call["result_at"] is not None:
-        end = max(start, _ns(call["result_at"]))
+        end = max(start, ns(call["result_at"]))
     else:
         end = start
     error = _error_type(call)
@@ -317,14 +317,14 @@ def _tool_span(
         attributes.update(_read_attributes(reads[0]))
         attributes["lessons.read.count"] = len(reads)
         for read in reads[1:]:
-            events.append(_event("lessons.read", start, _read_attributes(read)))
+            events.append(event("lessons.read", start, _read_attributes(read)))
             summary.read_events += 1
     summary.tool_spans += 1
-    span = _span(trace, own, parent, f"execute_tool {call['tool_name']}", start, end,
-                 attributes, events)  # fmt: skip
+    out = span(trace, own, parent, f"execute_tool {call['tool_name']}", start, end,
+               attributes, events)  # fmt: skip
     if error is not None:
-        span["status"] = {"code": STATUS_ERROR, "message": ERROR_TYPES[error]}
-    return span
+        out["status"] = {"code": STATUS_ERROR, "message": ERROR_TYPES[error]}
+    return out
 
 
 def _error_type(call: dict[str, Any]) -> str | None:
@@ -355,7 +355,7 @@ def _evaluation(hit: dict[str, Any], session_start: int, summary: OtelSummary) -
     label = hit["recall"]
     summary.evaluation_events += 1
     summary.labels[label] = summary.labels.get(label, 0) + 1
-    when = _ns(hit["missed_at"]) if hit["missed_at"] is not None else session_start
+    when = ns(hit["missed_at"]) if hit["missed_at"] is not None else session_start
     attributes = {
         "gen_ai.evaluation.name": "lesson_recall",
         "gen_ai.evaluation.score.label": label,
@@ -368,7 +368,7 @@ def _evaluation(hit: dict[str, Any], session_start: int, summary: OtelSummary) -
         "lessons.hit.recorded_recalled": hit["recorded_recalled"],
         "lessons.hit.disagrees": bool(hit["disagrees"]),
     }
-    return _event("gen_ai.evaluation.result", when, attributes)
+    return event("gen_ai.evaluation.result", when, attributes)
 
 
 def _explanation(hit: dict[str, Any]) -> str:
@@ -379,82 +379,6 @@ def _explanation(hit: dict[str, Any]) -> str:
     if hit["recall"] == "not_recalled":
         return "no body read, quote or index row before the miss"
     return "the miss has no time: recall cannot be judged"
-
-
-def _span(
-    trace: str,
-    own: str,
-    parent: str | None,
-    name: str,
-    start: int,
-    end: int,
-    attributes: dict[str, Any],
-    events: list[dict[str, Any]],
-) -> dict[str, Any]:
-    span: dict[str, Any] = {"traceId": trace, "spanId": own}
-    if parent is not None:
-        span["parentSpanId"] = parent
-    span.update(
-        name=name,
-        kind=SPAN_KIND_INTERNAL,
-        startTimeUnixNano=str(start),
-        endTimeUnixNano=str(max(start, end)),
-        attributes=_attributes(attributes),
-    )
-    if events:
-        span["events"] = events
-    return span
-
-
-def _event(name: str, when: int, attributes: dict[str, Any]) -> dict[str, Any]:
-    return {"timeUnixNano": str(when), "name": name, "attributes": _attributes(attributes)}
-
-
-def _attributes(values: dict[str, Any]) -> list[dict[str, Any]]:
-    """OTLP KeyValue list; null values are left out (OTLP has no null)."""
-    return [{"key": k, "value": _any_value(v)} for k, v in values.items() if v is not None]
-
-
-def _any_value(value: Any) -> dict[str, Any]:
-    if isinstance(value, bool):
-        return {"boolValue": value}
-    if isinstance(value, int):
-        return {"intValue": str(value)}
-    if isinstance(value, float):
-        return {"doubleValue": value}
-    if isinstance(value, list | tuple):
-        return {"arrayValue": {"values": [_any_value(v) for v in value]}}
-    return {"stringValue": str(value)}
-
-
-def trace_id(session_id: str) -> str:
-    """32 hex digits: the session's UUID, else a digest of the session id."""
-    try:
-        parsed = uuid.UUID(session_id)
-    except ValueError:
-        parsed = None
-    if parsed is not None and parsed.int != 0:
-        return parsed.hex
-    return _nonzero(hashlib.sha256(f"lessons-analytics/trace/{session_id}".encode()).digest(), 16)
-
-
-def span_id(session_id: str, kind: str, key: str) -> str:
-    """16 hex digits derived from the session, the kind of span and its key."""
-    text = f"lessons-analytics/span/{session_id}/{kind}/{key}"
-    return _nonzero(hashlib.sha256(text.encode()).digest(), 8)
-
-
-def _nonzero(digest: bytes, size: int) -> str:
-    for offset in range(0, len(digest) - size + 1, size):
-        chunk = digest[offset : offset + size]
-        if any(chunk):
-            return chunk.hex()
-    raise ValueError("a digest of zeros")  # sha256 never gives one; kept for the type checker
-
-
-def _ns(value: datetime) -> int:
-    """Nanoseconds since the epoch, exact (the warehouse holds microseconds)."""
-    return (value - _EPOCH) // timedelta(microseconds=1) * 1000
 
 
 def _iso(value: datetime | None) -> str:

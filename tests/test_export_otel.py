@@ -31,9 +31,10 @@ import scenario
 
 from lessons_analytics import warehouse
 from lessons_analytics.demo import build_demo
-from lessons_analytics.export_otel import ERROR_TYPES, span_id, trace_id, write_otel
+from lessons_analytics.export_otel import ERROR_TYPES, write_otel
 from lessons_analytics.ingest import ingest
 from lessons_analytics.metrics import Filters, parse_when
+from lessons_analytics.otlp import span_id, trace_id
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 trace_service_pb2 = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
