@@ -320,3 +320,14 @@ def test_cli_writes_both_layouts(world: tuple[scenario.Scenario, Path], tmp_path
     assert document["object_types"]["session"] == 2 and document["event_types"]["miss"] == 3
     bad = CliRunner().invoke(cli, ["--db", db, "export", "--ocel", str(tmp_path / "log.xml")])
     assert bad.exit_code == 2 and "must end in .json or .sqlite" in bad.output
+
+
+def test_nothing_selected_gives_a_valid_empty_log(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    log = build_ocel(con, Filters(since=parse_when("2030-01-01"), bases=("/nowhere",)))
+    write_ocel(log, tmp_path / "empty.json")
+    write_ocel(log, tmp_path / "empty.sqlite")
+    doc = json.loads((tmp_path / "empty.json").read_text())
+    assert (doc["events"], doc["objects"]) == ([], []) and validate(doc) == []
+    assert _sqlite_as_json(tmp_path / "empty.sqlite") == {"events": [], "objects": []}

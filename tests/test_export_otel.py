@@ -358,3 +358,14 @@ def test_cli_writes_traces_and_says_so(
                                        "--otel", str(out)])  # fmt: skip
     assert missing.exit_code == 1 and "no warehouse yet" in missing.output
     assert CliRunner().invoke(cli, ["--db", str(world[1]), "export"]).exit_code == 2
+
+
+def test_nothing_selected_gives_an_empty_request(
+    con: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    summary, doc = _export(
+        con, tmp_path / "t.json", filters=Filters(since=parse_when("2030-01-01"))
+    )
+    assert doc == {"resourceSpans": []} and summary.spans == 0
+    assert summary.hits_without_span == 6  # every hit: no session is exported
+    load_proto((tmp_path / "t.json").read_text())
