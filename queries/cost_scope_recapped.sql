@@ -20,9 +20,9 @@ sessions as (
 gaps as (
     select
         events.session_id,
-        (epoch_us(events.ts) - epoch_us(lag(events.ts) over (
+        date_diff('microsecond', lag(events.ts) over (
             partition by events.session_id order by events.ts
-        ))) / 1e6 as gap_s,
+        ), events.ts) / 1e6 as gap_s,
     from fct_events events
     inner join sessions using (session_id)
     where events.ts is not null

@@ -2,7 +2,8 @@
 -- Grain: one row per session. Parameters: $since, $until (session start).
 select
     sessions.*,
-    (select list(base_path order by base_path) from dim_session_bases links
+    (select case when count(*) > 0 then list_sort(list(base_path)) end
+     from dim_session_bases links
      where links.session_id = sessions.session_id) as bases,
 from fct_sessions sessions
 where ($since is null or started_at >= $since)

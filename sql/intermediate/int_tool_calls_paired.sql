@@ -26,7 +26,7 @@ select
     results.tool_use_id is not null as has_result,
     coalesce(
         results.duration_s,
-        (epoch_us(results.ts) - epoch_us(calls.ts)) / 1e6
+        date_diff('microsecond', calls.ts, results.ts) / 1e6
     ) as duration_s,
     coalesce(results.is_error, false) as is_error,
     results.exit_code,

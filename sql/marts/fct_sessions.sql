@@ -13,8 +13,8 @@ events as (
 gaps as (
     select
         session_id,
-        (
-            epoch_us(ts) - epoch_us(lag(ts) over (partition by session_id order by ts))
+        date_diff(
+            'microsecond', lag(ts) over (partition by session_id order by ts), ts
         ) / 1e6 as gap_s,
     from events
 ),
