@@ -42,6 +42,7 @@ PARAM_TYPES: dict[str, str] = {
     "large_bytes": "bigint",
     "lesson": "string",
     "session": "string",
+    "sessions": "array<string>",  # the export_* queries: ids from export_sessions
     "pattern": "string",
 }
 
