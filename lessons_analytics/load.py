@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +27,10 @@ from lessons_analytics.parse_codex import CodexFileParser, parse_legacy
 from lessons_analytics.schema import BadValue, Batch
 
 _HEAD_BYTES = 4096
+# the session id a rollout's name ends with (``rollout-2026-01-05T09-00-00-<uuid>.jsonl``)
+_ROLLOUT_ID = re.compile(
+    r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl?$"
+)
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -325,6 +330,9 @@ def _lines(data: bytes, end: int) -> Iterator[bytes]:
 
 def _parser(source: SourceFile, file_id: int, batch: Batch, context: dict[str, Any]) -> Any:
     if source.runtime == "codex":
+        session = _ROLLOUT_ID.search(os.path.basename(source.path))
+        if session:
+            context.setdefault("file_session_id", session.group(1).lower())
         return CodexFileParser(batch, file_id, context)
     name = os.path.basename(source.path)
     agent_hint = name[len("agent-") : -len(".jsonl")] if source.kind != "main" else None

@@ -140,10 +140,11 @@ class CodexFileParser:
             "line_type": kind,
             "subtype": payload.get("type") if isinstance(payload.get("type"), str) else None,
             "is_known_type": True,
-            "session_id": self.ctx.get("session_id"),
+            # a session_meta rejected for a bad value leaves the id its file name gives
+            "session_id": self.ctx.get("session_id") or self.ctx.get("file_session_id"),
             "agent_id": self.ctx.get("agent_id"),
             "is_sidechain": self.ctx.get("agent_id") is not None,
-            "ts": ts if isinstance(ts, str) else None,
+            "ts": ts,  # a timestamp that is not ISO text is rejected by the raw schema
             "cwd": self.ctx.get("cwd"),
             "version": self.ctx.get("version"),
         }

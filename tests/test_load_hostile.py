@@ -221,8 +221,8 @@ def test_codex_bad_session_meta_does_not_poison_the_rest_of_the_file(
     tmp_path: Path, field: str
 ) -> None:
     # The session_meta line is rejected; the parser's context is restored, so the later
-    # lines are not rejected one by one for carrying the object along. Without a session id
-    # they cannot join a session (parse_codex would have to take it from the file name).
+    # lines are not rejected one by one for carrying the object along, and they join the
+    # session the rollout's file name gives.
     records = codex_lines()
     records[0] = put(records[0], field, {"x": 1})
     write_jsonl(tmp_path / "sessions" / ROLLOUT, records)
@@ -231,6 +231,11 @@ def test_codex_bad_session_meta_does_not_poison_the_rest_of_the_file(
     assert [(line, "session_meta" in reason or "raw_events" in reason)
             for _f, line, reason in errors(db)] == [(1, True)]  # fmt: skip
     assert query(db, "select count(*) from raw_events") == [(len(records) - 1,)]
+    session = ROLLOUT.rsplit("-", 5)[-5:]
+    assert query(db, "select distinct session_id from raw_events") == [
+        ("-".join(session).removesuffix(".jsonl"),)
+    ]
+    assert query(db, "select count(*) from fct_tool_calls") == [(3,)]
 
 
 # --- files that are not transcripts, paths no file system holds -------------------------

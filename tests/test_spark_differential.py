@@ -58,7 +58,7 @@ def _params(duck: Any) -> list[dict[str, Any]]:
         "select lesson_id, session_id from fct_recall_evidence order by 1, 2 limit 1"
     ).fetchall()[0]
     base = duck.execute("select min(base_path) from dim_bases").fetchall()[0][0]
-    named = {"pattern": ritual, "lesson": lesson, "session": session}
+    named = {"pattern": ritual, "lesson": lesson, "session": session, "sessions": [session]}
     fixed = {"divisor": 4, "large_bytes": 20480, "gap_cap_s": 300}
     window = {
         "bases": [base],
