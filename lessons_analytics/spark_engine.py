@@ -44,6 +44,8 @@ PARAM_TYPES: dict[str, str] = {
     "session": "string",
     "sessions": "array<string>",  # the export_* queries: ids from export_sessions
     "pattern": "string",
+    "retire_window_days": "bigint",  # effect_lessons
+    "window_sessions": "bigint",  # effect_interventions
 }
 
 
@@ -79,7 +81,7 @@ def to_spark(sql: str) -> str:
     literals, and a null literal has no type of its own."""
     tree = sqlglot.parse_one(sql, read="duckdb")
     tree = tree.transform(_iso_week).transform(_typed_parameter)
-    return tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE)
+    return str(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE))
 
 
 def _typed_parameter(node: exp.Expression) -> exp.Expression:

@@ -16,28 +16,46 @@ exposures as (
 ),
 
 recall_lines as (
-    select
-        base_path,
-        lesson_id,
-        session_id,
-        arg_min(transcript_file, surfaced_at) as recall_file,
-        arg_min(transcript_line, surfaced_at) as recall_line,
-    from fct_recall_evidence
-    where kind in ('body', 'quoted')
-    group by base_path, lesson_id, session_id
+    -- the earliest surfacing, ties broken by its transcript line (both columns of one row)
+    select base_path, lesson_id, session_id, recall_file, recall_line,
+    from (
+        select
+            base_path,
+            lesson_id,
+            session_id,
+            transcript_file as recall_file,
+            transcript_line as recall_line,
+            row_number() over (
+                partition by base_path, lesson_id, session_id
+                order by surfaced_at, transcript_file, transcript_line
+            ) as pick,
+        from fct_recall_evidence
+        where kind in ('body', 'quoted')
+    ) as ranked
+    where pick = 1
 ),
 
 hit_lines as (
-    select
-        base_path,
-        lesson_id,
-        session_id,
-        min(missed_at) as first_missed_at,
-        arg_min(file_path, missed_at) as journal_file,
-        arg_min(line_no, missed_at) as journal_line,
-    from fct_hit_attribution
-    where session_found
-    group by base_path, lesson_id, session_id
+    -- the earliest journal line of the session's hits, ties broken by file and line
+    select base_path, lesson_id, session_id, first_missed_at, journal_file, journal_line,
+    from (
+        select
+            base_path,
+            lesson_id,
+            session_id,
+            min(missed_at) over (
+                partition by base_path, lesson_id, session_id
+            ) as first_missed_at,
+            file_path as journal_file,
+            line_no as journal_line,
+            row_number() over (
+                partition by base_path, lesson_id, session_id
+                order by missed_at, file_path, line_no
+            ) as pick,
+        from fct_hit_attribution
+        where session_found
+    ) as ranked
+    where pick = 1
 ),
 
 sessions as (

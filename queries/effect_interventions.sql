@@ -36,9 +36,8 @@ commits as (
         base_path,
         commit,
         min(committed_at) as committed_at,
-        list(distinct kind order by kind) as kinds,
-        list(distinct kind || ': ' || coalesce(detail, '?')
-            order by kind || ': ' || coalesce(detail, '?')) as details,
+        list_sort(list(distinct kind)) as kinds,
+        list_sort(list(distinct kind || ': ' || coalesce(detail, '?'))) as details,
     from changes
     group by base_path, commit
 ),

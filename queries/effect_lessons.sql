@@ -15,7 +15,8 @@
 -- Recall split (after activation only): recalled_* are the exposed sessions where the
 -- lesson was recalled before the miss (or at all, in a session without a hit);
 -- unrecalled_* the rest. Hits without a session cannot be split and are in neither.
--- Retire window: the last $retire_window_days days up to the base's last session start.
+-- Retire window: the last $retire_window_days days up to the base's last session start
+-- (as a difference in microseconds: portable to Spark, where to_days is not).
 with
 
 lessons as (
@@ -40,23 +41,25 @@ spans as (
     group by base_path
 ),
 
-hits as (
+attributed as (
+    -- not named `hits`: fct_lesson_exposures has a column of that name, and Spark resolves
+    -- `hits.x` in a correlated subquery against the inner column first
     select * from fct_hit_attribution
     where ($bases is null or list_contains($bases, base_path))
 ),
 
 unplaced as (
     select
-        hits.base_path,
-        hits.lesson_id,
-        hits.independence_key,
-        coalesce(hits.missed_at, hits.hit_date::timestamptz) as missed_at,
-    from hits
+        attributed.base_path,
+        attributed.lesson_id,
+        attributed.independence_key,
+        coalesce(attributed.missed_at, attributed.hit_date::timestamptz) as missed_at,
+    from attributed
     where not exists (
         select 1 from exposures
-        where exposures.base_path = hits.base_path
-            and exposures.lesson_id = hits.lesson_id
-            and exposures.session_id = hits.session_id
+        where exposures.base_path = attributed.base_path
+            and exposures.lesson_id = attributed.lesson_id
+            and exposures.session_id = attributed.session_id
     )
 ),
 
@@ -73,8 +76,8 @@ unplaced_periods as (
                 or unplaced.missed_at < lessons.deactivated_at then 'after'
             else 'inactive'
         end as period,
-        unplaced.missed_at >= spans.last_started_at
-            - to_days($retire_window_days::integer) as in_window,
+        date_diff('microsecond', unplaced.missed_at, spans.last_started_at)
+        <= $retire_window_days * 86400000000 as in_window,
     from unplaced
     inner join lessons using (base_path, lesson_id)
     inner join spans using (base_path)
@@ -129,13 +132,13 @@ exposure_counts as (
         max(started_at) filter (where period = 'after') as last_after_at,
         count(*) filter (
             where period = 'after'
-                and started_at >= spans.last_started_at
-                - to_days($retire_window_days::integer)
+                and date_diff('microsecond', started_at, spans.last_started_at)
+                <= $retire_window_days * 86400000000
         ) as window_sessions,
         count(*) filter (
             where period = 'after' and is_hit
-                and started_at >= spans.last_started_at
-                - to_days($retire_window_days::integer)
+                and date_diff('microsecond', started_at, spans.last_started_at)
+                <= $retire_window_days * 86400000000
         ) as window_hit_sessions,
     from exposures
     inner join spans using (base_path)
@@ -144,7 +147,7 @@ exposure_counts as (
 
 journal as (
     select base_path, lesson_id, count(*) as journal_hits,
-    from hits
+    from attributed
     group by base_path, lesson_id
 )
 

@@ -16,26 +16,53 @@ sessions as (
 ),
 
 recalls as (
+    -- the earliest surfacing; ties broken by transcript line, then lesson (one total order:
+    -- all three columns come from the same row)
     select
         base_path,
         session_id,
-        arg_min(transcript_file, surfaced_at) as recall_file,
-        arg_min(transcript_line, surfaced_at) as recall_line,
-        arg_min(lesson_id, surfaced_at) as recall_lesson,
-    from fct_recall_evidence
-    inner join dim_lessons using (base_path, lesson_id)
-    where kind in ('body', 'quoted') and dim_lessons.status = 'active'
-    group by base_path, session_id
+        transcript_file as recall_file,
+        transcript_line as recall_line,
+        lesson_id as recall_lesson,
+    from (
+        select
+            fct_recall_evidence.base_path,
+            fct_recall_evidence.session_id,
+            fct_recall_evidence.transcript_file,
+            fct_recall_evidence.transcript_line,
+            fct_recall_evidence.lesson_id,
+            row_number() over (
+                partition by fct_recall_evidence.base_path, fct_recall_evidence.session_id
+                order by
+                    fct_recall_evidence.surfaced_at,
+                    fct_recall_evidence.transcript_file,
+                    fct_recall_evidence.transcript_line,
+                    fct_recall_evidence.lesson_id
+            ) as pick,
+        from fct_recall_evidence
+        inner join dim_lessons
+            on fct_recall_evidence.base_path = dim_lessons.base_path
+            and fct_recall_evidence.lesson_id = dim_lessons.lesson_id
+        where fct_recall_evidence.kind in ('body', 'quoted') and dim_lessons.status = 'active'
+    ) as ranked
+    where pick = 1
 ),
 
 index_reads as (
-    select
-        base_path,
-        session_id,
-        arg_min(transcript_file, called_at) as index_file,
-        arg_min(call_line, called_at) as index_line,
-    from fct_index_reads
-    group by base_path, session_id
+    select base_path, session_id, transcript_file as index_file, call_line as index_line,
+    from (
+        select
+            base_path,
+            session_id,
+            transcript_file,
+            call_line,
+            row_number() over (
+                partition by base_path, session_id
+                order by called_at, transcript_file, call_line
+            ) as pick,
+        from fct_index_reads
+    ) as ranked
+    where pick = 1
 ),
 
 joined as (

@@ -29,9 +29,32 @@ first_agent as (
 ),
 
 agent_words as (
-    select agent_run_id, file_path, line_no, ts,
+    select agent_run_id, file_path, line_no,
     from fct_events
     where role = 'assistant' and coalesce(tool_uses, 0) = 0
+),
+
+-- the last agent words before each text of the same run and file: a running max over both
+-- kinds of line in file order (line numbers only grow; portable, where ASOF JOIN is not)
+prev_words as (
+    select distinct agent_run_id, file_path, line_no, prev_agent_line,
+    from (
+        select
+            agent_run_id,
+            file_path,
+            line_no,
+            is_text,
+            max(case when not is_text then line_no end) over (
+                partition by agent_run_id, file_path order by line_no, is_text
+                rows between unbounded preceding and 1 preceding
+            ) as prev_agent_line,
+        from (
+            select agent_run_id, file_path, line_no, true as is_text, from texts
+            union all
+            select agent_run_id, file_path, line_no, false as is_text, from agent_words
+        ) as lines
+    ) as ranked
+    where is_text
 ),
 
 in_scope as (
@@ -53,15 +76,17 @@ selected as (
             or texts.line_no > first_agent.first_agent_line,
             false
         ) as is_after_agent,
-        agent_words.file_path as prev_agent_file,
-        agent_words.line_no as prev_agent_line,
+        case
+            when prev_words.prev_agent_line is not null then texts.file_path
+        end as prev_agent_file,
+        prev_words.prev_agent_line,
     from texts
     inner join main_runs using (agent_run_id)
     left join first_agent using (agent_run_id)
-    asof left join agent_words
-        on texts.agent_run_id = agent_words.agent_run_id
-        and texts.file_path = agent_words.file_path
-        and texts.line_no > agent_words.line_no
+    left join prev_words
+        on texts.agent_run_id = prev_words.agent_run_id
+        and texts.file_path = prev_words.file_path
+        and texts.line_no = prev_words.line_no
     where ($since is null or texts.ts >= $since)
         and ($bases is null or texts.session_id in (select session_id from in_scope))
 )

@@ -59,7 +59,13 @@ def _params(duck: Any) -> list[dict[str, Any]]:
     ).fetchall()[0]
     base = duck.execute("select min(base_path) from dim_bases").fetchall()[0][0]
     named = {"pattern": ritual, "lesson": lesson, "session": session, "sessions": [session]}
-    fixed = {"divisor": 4, "large_bytes": 20480, "gap_cap_s": 300}
+    fixed = {
+        "divisor": 4,
+        "large_bytes": 20480,
+        "gap_cap_s": 300,
+        "retire_window_days": 60,
+        "window_sessions": 20,
+    }
     window = {
         "bases": [base],
         "since": dt.datetime(2026, 10, 10, tzinfo=dt.UTC),
