@@ -7,6 +7,7 @@ it. Every output builds its text from these helpers:
     md_text("<b>x</b> [a](javascript:b)")  # "\\<b\\>x\\</b\\> \\[a\\](javascript:b)"
     md_code("a `b` c")  # "``a `b` c``"
     md_inline("see `L-1` *direction only*")  # the layout's own two marks kept, the rest escaped
+    f"*{lit(lesson_id)}* rule: {lit(rule)}"  # data in the layout's mini-language (see lit)
 
 Backslash escapes are CommonMark's (any ASCII punctuation may be escaped); a renderer shows
 the character itself, so the text reads the same.
@@ -16,7 +17,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["md_code", "md_inline", "md_link", "md_text"]
+__all__ = [
+    "inline_plain",
+    "inline_spans",
+    "lit",
+    "lit_code",
+    "md_code",
+    "md_inline",
+    "md_link",
+    "md_text",
+]
 
 # Characters that open HTML, links, images, emphasis, code, tables, entities, strikethrough,
 # autolinks; ``#``, ``>``, ``-``, ``+``, ``=`` and digits matter only at a line start, and
@@ -57,21 +67,108 @@ def md_link(label: object, target: str) -> str:
     return f"{md_text(label)} ({md_code(target)})"
 
 
-# The layout's mini-language: `code` and *emphasis*, nothing else.
-_MARKS = re.compile(r"`([^`]+)`|\*([^*]+)\*")
+# The report layout's mini-language (report/layout.py and its sections build their texts in
+# it; report/render.py turns it into Markdown and HTML):
+#   `code`      a code span, fenced as CommonMark does (a run of N backticks, closed by the
+#               next run of exactly N; one space each side stripped when both are there);
+#   *emphasis*  up to the next unescaped ``*``;
+#   \\ \` \*    the character itself (a backslash before anything else is a backslash).
+# Data enters a text only through ``lit`` (literal text) or ``lit_code`` (a code span), so a
+# backtick or an asterisk in data can never open, close or shift one of the two marks.
+_LIT = re.compile(r"\\(?=[\\`*]|$)|[`*]")
+_TICKS = re.compile(r"`+")
+
+
+def lit(text: object) -> str:
+    """Data as literal text of the layout's mini-language, on one line: no ``*`` or `` ` ``
+    in it opens a mark."""
+    flat = _LINE_BREAKS.sub(" ", str(text))
+    return _LIT.sub(lambda m: "\\" + m.group(0), flat)
+
+
+def lit_code(text: object) -> str:
+    """Data as one code span of the layout's mini-language, whatever backticks it holds."""
+    flat = _LINE_BREAKS.sub(" ", str(text))
+    if not flat:
+        return "` `"
+    longest = max((len(run) for run in _TICKS.findall(flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat[0] in "` " or flat[-1] in "` " else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def inline_spans(text: str) -> list[tuple[str, str]]:
+    """``text`` of the mini-language as (kind, content) spans, kind ``text``, ``code`` or
+    ``em``; contents are the characters to show (escapes resolved)."""
+    spans: list[tuple[str, str]] = []
+    buf: list[str] = []
+
+    def flush() -> None:
+        if buf:
+            spans.append(("text", "".join(buf)))
+            buf.clear()
+
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n and text[i + 1] in "\\`*":
+            buf.append(text[i + 1])
+            i += 2
+        elif c == "`":
+            run = len(_TICKS.match(text, i).group(0))  # type: ignore[union-attr]
+            close = re.compile(f"(?<!`)`{{{run}}}(?!`)").search(text, i + run)
+            if close is None:
+                buf.append("`" * run)
+                i += run
+                continue
+            flush()
+            content = text[i + run : close.start()]
+            if len(content) > 1 and content[0] == content[-1] == " " and content.strip():
+                content = content[1:-1]
+            spans.append(("code", content))
+            i = close.end()
+        elif c == "*" and (end := _em_end(text, i + 1)) is not None:
+            flush()
+            spans.append(("em", _unescape(text[i + 1 : end])))
+            i = end + 1
+        else:
+            buf.append(c)
+            i += 1
+    flush()
+    return spans
+
+
+def _em_end(text: str, start: int) -> int | None:
+    """The index of the ``*`` closing an emphasis opened before ``start``, if any."""
+    i = start
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text) and text[i + 1] in "\\`*":
+            i += 2
+        elif text[i] == "*":
+            return i if i > start else None
+        else:
+            i += 1
+    return None
+
+
+def _unescape(text: str) -> str:
+    return re.sub(r"\\([\\`*])", r"\1", text)
+
+
+def inline_plain(text: str) -> str:
+    """The characters a reader sees of ``text`` (marks dropped), e.g. for a link label."""
+    return "".join(content for _, content in inline_spans(text))
 
 
 def md_inline(text: str, *, cell: bool = False) -> str:
     """Text in the report layout's mini-language (`code`, *emphasis*) as Markdown: the two
     marks are kept, everything else is escaped with ``md_text`` (``cell``: in a table)."""
     out: list[str] = []
-    pos = 0
-    for match in _MARKS.finditer(text):
-        out.append(md_text(text[pos : match.start()]))
-        if match.group(1) is not None:
-            out.append(md_code(match.group(1), cell=cell))
+    for kind, content in inline_spans(text):
+        if kind == "code":
+            out.append(md_code(content, cell=cell))
+        elif kind == "em":
+            out.append(f"*{md_text(content)}*")
         else:
-            out.append(f"*{md_text(match.group(2))}*")
-        pos = match.end()
-    out.append(md_text(text[pos:]))
+            out.append(md_text(content))
     return "".join(out)

@@ -37,6 +37,10 @@ Which actions are proposed (each rule is also a sign or a verdict elsewhere):
 
 Ranked by payoff, then by the order above, then by lesson id; the first
 ``MAX_ACTIONS`` are shown, the rest are kept in ``data.json``.
+
+A ``sentence`` is in the report layout's mini-language (``markup.inline_spans``): the data in
+it (lesson ids, ritual patterns) goes through ``markup.lit``/``lit_code``, so a backtick or an
+asterisk in data shows as itself (data.json holds it backslash-escaped, ``\\*``).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
+from lessons_analytics.markup import lit, lit_code
 from lessons_analytics.report import evidence
 
 MAX_ACTIONS = 5
@@ -151,7 +156,7 @@ def _lessons(
             verdicts.get(lid) == "not holding" and recalled.height
         ):
             sentence = (
-                f"Build structure (a check, a hook or a gate) for {lid}: {recalled.height} "
+                f"Build structure (a check, a hook or a gate) for {lit(lid)}: {recalled.height} "
                 f"hits while it was recalled in {weeks} weeks — its prose is not holding."
             )
             payoff = _per_week(recalled.height, rates) * rates["hours_per_hit"]
@@ -161,7 +166,7 @@ def _lessons(
         mostly_missed = known >= t["never_recalled_hits"] and missed.height > recalled.height
         if mostly_missed or (verdicts.get(lid) == "not surfaced" and missed.height):
             sentence = (
-                f"Fix the triggers or the addressee of {lid}: {missed.height} of its {known} "
+                f"Fix the triggers or the addressee of {lit(lid)}: {missed.height} of its {known} "
                 f"hits with a transcript came without the lesson recalled in {weeks} weeks."
             )
             payoff = _per_week(missed.height, rates) * rates["hours_per_hit"]
@@ -192,7 +197,7 @@ def _rituals(
         if per_week <= t["costly_ritual_hours_per_week"] and not (costly and r["calls"]):
             continue
         sentence = (
-            f"Drop or automate the ritual `{pattern}` of {', '.join(lessons)}: "
+            f"Drop or automate the ritual {lit_code(pattern)} of {lit(', '.join(lessons))}: "
             f"{per_week:.2f} session hours a week ({r['calls']} calls in {rates['weeks']} "
             "weeks)."
         )
@@ -218,7 +223,7 @@ def _bodies(
             continue
         payoff = per_week * rates["hours_per_token"]
         sentence = (
-            f"Slim the body of {lid}: {per_week:,.0f} tokens a week delivered by "
+            f"Slim the body of {lit(lid)}: {per_week:,.0f} tokens a week delivered by "
             f"{mine.height} read(s) in {rates['weeks']} weeks"
             + (" (a body over the large-body size)." if large else ".")
         )
@@ -239,7 +244,7 @@ def _candidates(
     payoff = _per_week(mine.height, rates) * rates["hours_per_hit"]
     sentence = (
         f"Promote or reject {len(ids)} candidate(s) past the verdict threshold "
-        f"({', '.join(ids)}): {mine.height} hits in {rates['weeks']} weeks."
+        f"({lit(', '.join(ids))}): {mine.height} hits in {rates['weeks']} weeks."
     )
     return [_action("decide-candidates", ", ".join(ids), sentence, payoff,
                     evidence.hit_list(mine), candidates=ids, hits=mine.height)]  # fmt: skip

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lessons_analytics.markup import lit, lit_code
 from lessons_analytics.report.numbers import SMALL
 
 Escape = Callable[[str], str]
@@ -97,10 +98,11 @@ def evidence_block(anchor: str, summary: str, proof: dict[str, Any], limit: int 
 
 
 def _item(item: dict[str, Any]) -> str:
-    session = f"session `{item['session'][:8]}`" if item["session"] else "no session"
-    where = f" `{item['ref']}`" if item["ref"] else ""
-    when = f" {item['at'][:16].replace('T', ' ')}" if item["at"] else ""
-    return f"{session}{when}{where} — {item['note']}"
+    # every field is data (the note names lessons, commands, journal text): literal
+    session = f"session {lit_code(item['session'][:8])}" if item["session"] else "no session"
+    where = f" {lit_code(item['ref'])}" if item["ref"] else ""
+    when = f" {lit(item['at'][:16].replace('T', ' '))}" if item["at"] else ""
+    return f"{session}{when}{where} — {lit(item['note'])}"
 
 
 def cell_html(text: str, inline: Escape, tone: str = "", link: str = "") -> str:

@@ -18,6 +18,7 @@ import polars as pl
 from lessons_analytics import metrics
 from lessons_analytics.effect import effect_evidence, lesson_effects
 from lessons_analytics.interventions import interventions
+from lessons_analytics.markup import lit
 from lessons_analytics.report import evidence
 from lessons_analytics.report.blocks import Details, evidence_block
 from lessons_analytics.report.layout import Heading, Layout, Para, Table, slug
@@ -121,8 +122,8 @@ def effect_section(out: Layout, s: dict[str, Any]) -> None:
         recall, recall_tone = _diff(r, "recall_diff")
         needed = r["sessions_still_needed"]
         table.append([
-            r["lesson_id"],
-            r["verdict"] or "–",
+            lit(r["lesson_id"]),
+            lit(r["verdict"] or "–"),
             _per100(r["hits_before"], r["exposed_before"], r["rate_before"],
                     r["rate_before_lo"], r["rate_before_hi"]),
             _per100(r["hits_after"], r["exposed_after"], r["rate_after"],
@@ -171,7 +172,10 @@ def effect_section(out: Layout, s: dict[str, Any]) -> None:
         Details(
             f"{tag}-verdicts",
             "Why each verdict",
-            [f"*{r['lesson_id']}* {r['verdict']}: {r['verdict_reason']}" for r in rows],
+            [
+                f"*{lit(r['lesson_id'])}* {lit(r['verdict'])}: {lit(r['verdict_reason'])}"
+                for r in rows
+            ],
         ),
     )
     for r in rows:
@@ -180,7 +184,7 @@ def effect_section(out: Layout, s: dict[str, Any]) -> None:
         out.add(
             evidence_block(
                 f"ev-{tag}-effect-{slug(r['lesson_id'])}",
-                f"Evidence: {r['lesson_id']}, exposed sessions with a hit",
+                f"Evidence: {lit(r['lesson_id'])}, exposed sessions with a hit",
                 r["evidence"],
             )
         )
@@ -242,7 +246,7 @@ def interventions_section(out: Layout, s: dict[str, Any]) -> None:
             f"{(g['group_first_at'] or '')[:10]}"
             + (f" – {(g['group_last_at'] or '')[:10]}" if g["group_commits"] > 1 else ""),
             f"{g['group_commits']} commit(s)" + (", confounded" if g["confounded"] else ""),
-            "; ".join(g["details"][:4]) + (" …" if len(g["details"]) > 4 else ""),
+            lit("; ".join(g["details"][:4])) + (" …" if len(g["details"]) > 4 else ""),
         ]
         row_tones = ["", "", ""]
         for measure, _, den, key in CHANGE_MEASURES:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from lessons_analytics.markup import lit
 from lessons_analytics.report.actions import MAX_ACTIONS
 from lessons_analytics.report.blocks import SMALL_NOTE, ActionItem, ActionList, evidence_block
 from lessons_analytics.report.layout import Heading, Layout, Para, Table, slug
@@ -192,9 +193,9 @@ def overview(out: Layout, data: dict[str, Any]) -> None:
         top = s["first"]["actions"][:OVERVIEW_ACTIONS]
         items = [ActionItem(a["sentence"], _payoff(a), _anchor(tag, a)) for a in top]
         if not items:
-            out.add(Para(f"*{s['name']}*: nothing to do first."))
+            out.add(Para(f"*{lit(s['name'])}*: nothing to do first."))
             continue
-        out.add(ActionList(items, s["name"], f"{tag}-first"))
+        out.add(ActionList(items, lit(s["name"]), f"{tag}-first"))
     out.add(
         Para(
             f"The first {OVERVIEW_ACTIONS} actions of each base; payoff in session hours per "

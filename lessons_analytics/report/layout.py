@@ -1,5 +1,12 @@
 """The report as a list of blocks (headings, paragraphs, tables, charts), built from the
-data of ``data.py``; ``render.py`` turns the same blocks into Markdown and HTML."""
+data of ``data.py``; ``render.py`` turns the same blocks into Markdown and HTML.
+
+Texts (headings, paragraphs, cells, list items) are in the layout's mini-language
+(``markup.inline_spans``: `code` and *emphasis*); every piece of data (lesson ids, classes,
+rules, targets, statuses, base names and paths, patterns, commits) enters one through
+``markup.lit`` or ``markup.lit_code``, so data never opens a mark, a cell or a line. Chart
+alt texts are plain text (escaped as a whole by the renderer), so they take data as it is.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import polars as pl
 from matplotlib.figure import Figure
 
+from lessons_analytics.markup import lit, lit_code
 from lessons_analytics.report import charts
 from lessons_analytics.report.numbers import fmt_number, fmt_share, wilson
 from lessons_analytics.report.numbers import share as _share
@@ -121,7 +129,7 @@ def _portfolio(out: Layout, data: dict[str, Any]) -> None:
     for r in data["portfolio"]["rows"]:
         rows.append(
             [
-                r["name"],
+                lit(r["name"]),
                 fmt_share(r["coverage"]),
                 fmt_number(r["hits"]),
                 fmt_share(r["hits_recalled"]),
@@ -129,7 +137,7 @@ def _portfolio(out: Layout, data: dict[str, Any]) -> None:
                 fmt_number(r["ritual_hours"], 2),
                 str(len(r["signs_fired"])),
                 _yes(r["sleep_due"]),
-                ", ".join(r["ladder"]) or "–",
+                lit(", ".join(r["ladder"])) or "–",
                 f"{r['added']} / {r['retired']}" + (" (only grows)" if r["only_grows"] else ""),
             ]
         )
@@ -184,9 +192,11 @@ def _portfolio(out: Layout, data: dict[str, Any]) -> None:
                 [label, "bases", "lessons"],
                 [
                     [
-                        f["name"],
+                        lit(f["name"]),
                         str(len(f["bases"])),
-                        "; ".join(f"{b['base']}: {', '.join(b['lessons'])}" for b in f["bases"]),
+                        lit(
+                            "; ".join(f"{b['base']}: {', '.join(b['lessons'])}" for b in f["bases"])
+                        ),
                     ]
                     for f in families
                 ],
@@ -206,11 +216,11 @@ def _base(out: Layout, data: dict[str, Any], s: dict[str, Any]) -> None:
         if s["annotations"]
         else None
     )
-    out.add(Heading(2, f"Base: {s['name']}", tag), Para(f"`{s['base']}`", "note"))
+    out.add(Heading(2, f"Base: {lit(s['name'])}", tag), Para(lit_code(s["base"]), "note"))
     if not s["has_data"]:
         out.add(
             Para(
-                f"No data for {s['name']} in {data['week']}: no session, hit, index or body "
+                f"No data for {lit(s['name'])} in {data['week']}: no session, hit, index or body "
                 "read, or ritual call this week. The ladder, the signs and the history below "
                 "still hold.",
                 "empty",
@@ -282,9 +292,9 @@ def _ladder(out: Layout, s: dict[str, Any], weeks: list[str]) -> None:
         line = ", ".join(f"{w[-3:]} {a}/{b}" for w, (a, b) in sorted(per_week.items())) or "–"
         rows.append(
             [
-                r["id"],
-                r["status"] or "–",
-                r["class"] or "–",
+                lit(r["id"]),
+                lit(r["status"] or "–"),
+                lit(r["class"] or "–"),
                 str(r["hits"]),
                 fmt_share(r["recalled_share"]),
                 str(r["this_week_recalled"]),
@@ -311,8 +321,8 @@ def _ladder(out: Layout, s: dict[str, Any], weeks: list[str]) -> None:
     for r in s["ladder"]:
         out.add(
             Para(
-                f"*{r['id']}* rule: {r['rule'] or '(no Rule: line)'}"
-                + (f" — target: {r['target']}" if r["target"] else "")
+                f"*{lit(r['id'])}* rule: {lit(r['rule'] or '(no Rule: line)')}"
+                + (f" — target: {lit(r['target'])}" if r["target"] else "")
             )
         )
 
@@ -348,7 +358,7 @@ def _hits(
         return
     kinds = ("recalled", "index_only", "not_recalled", "unknown")
     rows = [
-        [caught_by, *[str(by.get(k, 0)) for k in kinds], str(sum(by.values()))]
+        [lit(caught_by), *[str(by.get(k, 0)) for k in kinds], str(sum(by.values()))]
         for caught_by, by in _by_caught(doc).items()
     ]
     rows.append(
@@ -367,7 +377,8 @@ def _hits(
                 f"{len(doc['disagreements'])} hit(s) whose journal `recalled:` disagrees with the "
                 "transcript: "
                 + ", ".join(
-                    f"{d['lesson_id']} (line {d['line_no']})" for d in doc["disagreements"][:10]
+                    f"{lit(d['lesson_id'])} (line {d['line_no']})"
+                    for d in doc["disagreements"][:10]
                 ),
                 "note",
             )
@@ -431,7 +442,7 @@ def _bodies(out: Layout, s: dict[str, Any], tag: str) -> None:
     )
     rows = [
         [
-            r["id"],
+            lit(r["id"]),
             str(r["reads"]),
             f"{r['tokens']:,}",
             f"{r['body_bytes']:,}",
@@ -473,8 +484,8 @@ def _rituals(
         )
     table = [
         [
-            r["lesson"] or "–",
-            f"`{r['pattern']}`",
+            lit(r["lesson"] or "–"),
+            lit_code(r["pattern"]),
             str(r["calls"]),
             str(r["untimed_calls"]),
             fmt_number(r["total_hours"], 2),
@@ -508,7 +519,7 @@ def _signs(out: Layout, s: dict[str, Any]) -> None:
     signs = s["signs"]
     out.add(Heading(3, "Sleep signs"))
     if not signs["available"]:
-        out.add(Para(f"Signs not available: {signs['error']}", "empty"))
+        out.add(Para(f"Signs not available: {lit(signs['error'])}", "empty"))
         return
     out.add(
         Para(
@@ -520,11 +531,11 @@ def _signs(out: Layout, s: dict[str, Any]) -> None:
     for g in sorted(signs["signs"], key=lambda g: not g["fired"]):
         rows.append(
             [
-                g["name"],
+                lit(g["name"]),
                 "FIRED" if g["fired"] else "–",
-                _value(g["value"]),
-                _value(g["threshold"]),
-                ", ".join(g["lessons"][:8]) + (" …" if len(g["lessons"]) > 8 else "") or "–",
+                lit(_value(g["value"])),
+                lit(_value(g["threshold"])),
+                lit(", ".join(g["lessons"][:8])) + (" …" if len(g["lessons"]) > 8 else "") or "–",
             ]
         )
     out.add(Table(["sign", "fired", "value", "threshold", "lessons"], rows))
@@ -566,11 +577,11 @@ def _life(out: Layout, s: dict[str, Any], tag: str, weeks: list[str]) -> None:
     rows = [
         [
             e["week"],
-            e["lesson_id"],
-            e["kind"] + (f" (from {e['from']})" if e.get("from") else ""),
-            e["status"] or "–",
-            e["commit"],
-            e.get("where") or "–",
+            lit(e["lesson_id"]),
+            e["kind"] + (f" (from {lit(e['from'])})" if e.get("from") else ""),
+            lit(e["status"] or "–"),
+            lit(e["commit"]),
+            lit(e.get("where") or "–"),
         ]
         for e in changes[-20:]
     ]
@@ -582,7 +593,9 @@ def _life(out: Layout, s: dict[str, Any], tag: str, weeks: list[str]) -> None:
         out.add(
             Para(
                 "Commits marked on the trend charts: "
-                + "; ".join(f"{a['week']} {a['label']} ({a['commit']})" for a in s["annotations"])
+                + "; ".join(
+                    f"{a['week']} {lit(a['label'])} ({lit(a['commit'])})" for a in s["annotations"]
+                )
                 + "."
             )
         )

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import base64
 import html
-import re
 
-from lessons_analytics.markup import md_inline, md_text
+from lessons_analytics.markup import inline_plain, inline_spans, md_inline, md_text
 from lessons_analytics.report import blocks
 from lessons_analytics.report.layout import Block, Chart, Heading, Layout, Para, Rich, Table
-
-_CODE = re.compile(r"`([^`]+)`")
-_EM = re.compile(r"\*([^*]+)\*")
 
 
 def _md_cell(text: str) -> str:
@@ -42,10 +38,13 @@ def to_markdown(layout: Layout) -> str:
 
 
 def _inline(text: str) -> str:
-    """Escape, then the two Markdown marks the layout uses: `code` and *emphasis*."""
-    escaped = html.escape(text, quote=False)
-    escaped = _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", escaped)
-    return _EM.sub(lambda m: f"<em>{m.group(1)}</em>", escaped)
+    """The layout's mini-language (markup.inline_spans) as HTML: `code` and *emphasis*
+    become elements, every character of the text is escaped."""
+    out = []
+    for kind, content in inline_spans(text):
+        escaped = html.escape(content, quote=False)
+        out.append({"code": "<code>{}</code>", "em": "<em>{}</em>"}.get(kind, "{}").format(escaped))
+    return "".join(out)
 
 
 CSS = """
@@ -92,14 +91,17 @@ def to_html(layout: Layout, images: dict[str, bytes]) -> str:
         "<head>",
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(layout.title)}</title>",
+        f"<title>{html.escape(inline_plain(layout.title))}</title>",
         f"<style>{CSS}{blocks.CSS}</style>",
         "</head>",
         "<body>",
-        f"<h1>{html.escape(layout.title)}</h1>",
+        f"<h1>{_inline(layout.title)}</h1>",
     ]
     if anchors:
-        links = " ".join(f'<a href="#{h.anchor}">{html.escape(h.text)}</a>' for h in anchors)
+        links = " ".join(
+            f'<a href="#{html.escape(h.anchor)}">{html.escape(inline_plain(h.text))}</a>'
+            for h in anchors
+        )
         parts.append(f"<nav>{links}</nav>")
     for block in layout.blocks:
         parts.append(_html_block(block, images))
@@ -109,7 +111,7 @@ def to_html(layout: Layout, images: dict[str, bytes]) -> str:
 
 def _html_block(block: Block, images: dict[str, bytes]) -> str:
     if isinstance(block, Heading):
-        anchor = f' id="{block.anchor}"' if block.anchor else ""
+        anchor = f' id="{html.escape(block.anchor)}"' if block.anchor else ""
         return f"<h{block.level}{anchor}>{_inline(block.text)}</h{block.level}>"
     if isinstance(block, Para):
         cls = f' class="{block.kind}"' if block.kind else ""
