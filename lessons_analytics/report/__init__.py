@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from lessons_analytics.proportions import wilson
 from lessons_analytics.redact import redact_tree
 from lessons_analytics.report.data import Window, build_report_data
 from lessons_analytics.report.layout import build_layout
@@ -28,7 +29,6 @@ from lessons_analytics.report.numbers import (
     parse_week,
     share,
     week_bounds,
-    wilson,
 )
 from lessons_analytics.report.render import to_html, to_markdown
 

@@ -19,8 +19,9 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from lessons_analytics.markup import lit, lit_code
+from lessons_analytics.proportions import wilson
 from lessons_analytics.report import charts
-from lessons_analytics.report.numbers import fmt_number, fmt_share, wilson
+from lessons_analytics.report.numbers import fmt_number, fmt_share
 from lessons_analytics.report.numbers import share as _share
 
 

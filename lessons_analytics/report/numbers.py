@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
+
+from lessons_analytics.proportions import wilson
 
 DIRECTION_ONLY_BELOW = 15  # a share over fewer sessions or hits shows direction only
 _WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
@@ -61,19 +62,6 @@ def last_complete_week(today: date | None = None) -> str:
     """The last ISO week (UTC) that ended before ``today``."""
     day = today or datetime.now(UTC).date()
     return week_of(day - timedelta(days=day.isoweekday()))
-
-
-def wilson(count: int, total: int, z: float = 1.959963984540054) -> tuple[float, float] | None:
-    """The 95 % Wilson score interval of ``count`` successes in ``total`` trials."""
-    if total <= 0:
-        return None
-    p = count / total
-    denom = 1 + z * z / total
-    centre = (p + z * z / (2 * total)) / denom
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
-    low = 0.0 if count == 0 else max(0.0, centre - half)
-    high = 1.0 if count == total else min(1.0, centre + half)
-    return low, high
 
 
 def share(count: int | None, total: int | None) -> dict[str, Any]:
