@@ -9,11 +9,12 @@ from typing import Any
 import duckdb
 import effect_scenario as es
 import orjson
+import polars as pl
 import pytest
 from click.testing import CliRunner
 from scipy.stats import fisher_exact
 
-from lessons_analytics import warehouse
+from lessons_analytics import metrics, warehouse
 from lessons_analytics.cli import cli
 from lessons_analytics.effect import VERDICTS, effect_document, interventions, lesson_effects
 from lessons_analytics.ingest import ingest
@@ -257,6 +258,8 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     try:
         rows = lesson_effects(con, Filters()).to_dicts()
         changes = interventions(con, Filters()).to_dicts()
+        window = {**Filters().params(), "window_sessions": 20}
+        sessions = metrics.query(con, "effect_intervention_sessions", **window)
     finally:
         con.close()
     atlas = {r["lesson_id"]: r for r in rows if r["base_root"].endswith("/atlas/LESSONS")}
@@ -284,6 +287,19 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     assert sum(1 for r in changes if r["confounded"]) >= 2
     confounded = {(r["base_root"], r["group_id"]) for r in changes if r["confounded"]}
     assert len(confounded) == DEMO_CONFOUNDED_GROUPS
+    # The report's evidence lists (the window sessions) make each change's counts.
+    for r in changes:
+        mine = sessions.filter(
+            (pl.col("base_path") == r["base_root"]) & (pl.col("group_id") == r["group_id"])
+        )
+        for side in ("before", "after"):
+            part = mine.filter(pl.col("side") == side)
+            got_counts = (part.height, int(part["is_recalled"].sum()),
+                          int(part["is_reading_index"].sum()), int(part["is_blind"].sum()),
+                          int(part["is_hit"].sum()))  # fmt: skip
+            want = tuple(r[f"{k}_{side}"] for k in ("sessions", "recalled", "reading_index",
+                                                     "blind", "hit_sessions"))  # fmt: skip
+            assert got_counts == want, (r["base_root"], r["group_id"], side)
 
 
 def test_evidence_rows_make_the_counts(con: duckdb.DuckDBPyConnection) -> None:
