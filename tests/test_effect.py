@@ -9,11 +9,12 @@ from typing import Any
 import duckdb
 import effect_scenario as es
 import orjson
+import polars as pl
 import pytest
 from click.testing import CliRunner
 from scipy.stats import fisher_exact
 
-from lessons_analytics import warehouse
+from lessons_analytics import metrics, warehouse
 from lessons_analytics.cli import cli
 from lessons_analytics.effect import VERDICTS, effect_document, interventions, lesson_effects
 from lessons_analytics.ingest import ingest
@@ -234,6 +235,18 @@ DEMO_ATLAS = {  # lesson: (verdict, hits_before, exposed_before, hits_after, exp
     "L-0012": ("costs more than it saves", 1, 65, 1, 40),
 }
 
+# base: (date, kinds, sessions before, sessions after) of the changes that stand alone with
+# sessions before them (the imports stand alone too, with none before them).
+DEMO_CLEAN_CHANGES = {
+    "atlas/LESSONS": [("2026-11-25", ["layout"], 20, 13)],  # the re-layout
+    "harbor/LESSONS": [("2026-11-24", ["layout"], 20, 12)],  # the week-8 review's notes
+    "harbor/services/api/LESSONS": [
+        ("2026-11-03", ["retire"], 20, 20),  # L-0206 retired
+        ("2026-11-24", ["layout"], 20, 4),
+    ],
+}
+DEMO_CONFOUNDED_GROUPS = 5  # atlas 2, harbor 2, api 1 (each import joins its first review)
+
 
 def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     from lessons_analytics.demo import build_demo
@@ -244,6 +257,9 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     con = warehouse.connect(db, read_only=True)
     try:
         rows = lesson_effects(con, Filters()).to_dicts()
+        changes = interventions(con, Filters()).to_dicts()
+        window = {**Filters().params(), "window_sessions": 20}
+        sessions = metrics.query(con, "effect_intervention_sessions", **window)
     finally:
         con.close()
     atlas = {r["lesson_id"]: r for r in rows if r["base_root"].endswith("/atlas/LESSONS")}
@@ -254,6 +270,36 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     }  # fmt: skip
     assert got == DEMO_ATLAS
     assert {r["verdict"] for r in atlas.values()} == set(VERDICTS)
+    # Notes reach INDEX.md at reviews, so every base has a change standing alone with a
+    # full window of sessions before it, and the reviews' packages stay confounded.
+    by_base: dict[str, list[dict[str, Any]]] = {}
+    for row in changes:
+        by_base.setdefault(row["base_root"].split("/repos/")[1], []).append(row)
+    assert sorted(by_base) == ["atlas/LESSONS", "harbor/LESSONS", "harbor/services/api/LESSONS"]
+    clean = {
+        base: [
+            (str(r["committed_at"])[:10], r["kinds"], r["sessions_before"], r["sessions_after"])
+            for r in rows if not r["confounded"] and r["sessions_before"]
+        ]
+        for base, rows in by_base.items()
+    }  # fmt: skip
+    assert clean == DEMO_CLEAN_CHANGES
+    assert sum(1 for r in changes if r["confounded"]) >= 2
+    confounded = {(r["base_root"], r["group_id"]) for r in changes if r["confounded"]}
+    assert len(confounded) == DEMO_CONFOUNDED_GROUPS
+    # The report's evidence lists (the window sessions) make each change's counts.
+    for r in changes:
+        mine = sessions.filter(
+            (pl.col("base_path") == r["base_root"]) & (pl.col("group_id") == r["group_id"])
+        )
+        for side in ("before", "after"):
+            part = mine.filter(pl.col("side") == side)
+            got_counts = (part.height, int(part["is_recalled"].sum()),
+                          int(part["is_reading_index"].sum()), int(part["is_blind"].sum()),
+                          int(part["is_hit"].sum()))  # fmt: skip
+            want = tuple(r[f"{k}_{side}"] for k in ("sessions", "recalled", "reading_index",
+                                                     "blind", "hit_sessions"))  # fmt: skip
+            assert got_counts == want, (r["base_root"], r["group_id"], side)
 
 
 def test_evidence_rows_make_the_counts(con: duckdb.DuckDBPyConnection) -> None:

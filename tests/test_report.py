@@ -217,6 +217,8 @@ def test_report_contents(report: Path) -> None:
     assert "L-0001" in atlas.split("### Headline")[0]
     assert "†" in md and "[" in md and ("▲" in md or "▼" in md)
     assert "L-0009 retired" in md and "INDEX re-layout (Active line 43→5)" in md
+    # the week-6 review's notes pushed the heading down: the index grew, no re-layout
+    assert "INDEX grew (Active line 28→43)" in md and "re-layout (Active line 28" not in md
     assert "uv.lock pins gdal" in md  # where the remedy went
 
 

@@ -316,6 +316,20 @@ def test_changes_to_the_base_reported_together(written) -> None:  # type: ignore
     assert "| 2 commit(s), confounded |" in table
     assert "| – → 40 % (2/5)† | – → 33 % (1/3)† | – → 60 % (3/5)† |" in table
     assert "² of the window's sessions that read the index" in table
+    # The evidence is the five window sessions, each saying what it counts for: the
+    # counts of the cells are the items carrying each word.
+    proof = group["evidence"]
+    assert (proof["count"], proof["unit"]) == (5, "sessions")
+    notes = [i["note"] for i in proof["items"]]
+    assert all(n.startswith("after: ") for n in notes)
+    words = [set(n.removeprefix("after: ").split(", ")) for n in notes]
+    assert [sum(w in ws for ws in words) for w in ("recalled", "read the index", "blind",
+            "hit")] == [2, 3, 1, 3]  # fmt: skip
+    assert all(i["ref"] and ".jsonl:" in i["ref"] for i in proof["items"])
+    anchor = f"ev-proj-change-{group['group_id']}"
+    html = written.html.read_text()
+    assert f'href="#{anchor}"' in html and f'<details id="{anchor}"' in html
+    assert "window sessions: 5 sessions" in md
 
 
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no headless Chromium")

@@ -48,6 +48,9 @@ class BaseSpec:
     lessons: tuple[LessonSpec, ...] = field(default_factory=tuple)
     relayout_week: int | None = None
     marker_week: int | None = None
+    # The weeks whose Tuesday review sweeps the notes gathered since the last sweep into
+    # INDEX.md, in one commit (`timeline.morning` says why notes wait for a review).
+    note_sweeps: tuple[int, ...] = ()
 
 
 ATLAS = (
@@ -724,7 +727,8 @@ BASES = (
         ),
         _notes(_ATLAS_NOTES),
         ATLAS,
-        relayout_week=7,
+        relayout_week=8,
+        note_sweeps=(3, 4, 6),
     ),
     BaseSpec(
         "harbor",
@@ -739,6 +743,7 @@ BASES = (
         _notes(_HARBOR_NOTES),
         HARBOR,
         marker_week=5,
+        note_sweeps=(2, 4, 8),
     ),
     BaseSpec(
         "api",
@@ -749,5 +754,6 @@ BASES = (
         ("Lessons specific to the booking API. The monorepo lessons in ../../LESSONS apply too.",),
         _notes(_API_NOTES),
         API,
+        note_sweeps=(2, 8),
     ),
 )

@@ -198,20 +198,37 @@ def _force_signals(world: World, plain: list[Session]) -> None:
         )
 
 
-def _week_notes(base: Base, week: int) -> list[str]:
-    return [line for w, line in base.spec.notes if w == week] if week > 1 else []
+def _pending_notes(base: Base, week: int) -> list[str]:
+    """The notes written up to `week` that INDEX.md (or NOTES.md) does not hold yet."""
+    return [line for w, line in base.spec.notes if w <= week][len(base.notes) :]
 
 
 def morning(world: World, day: date) -> None:
+    """Notes wait for a review. A team jots notes as work goes, but the judge is the only
+    writer of LESSONS/ and folds them in at a Tuesday review, in one commit per review:
+    before the re-layout every note above `## Active` moves the heading, so a commit per
+    note (the demo's earlier timeline) made every day a layout change and chained every
+    change of a base into one confounded package. Reviews happen in the weeks of
+    `note_sweeps`; the re-layout moves whatever is pending to NOTES.md, and after it a note
+    is committed the day it is written, since NOTES.md no longer moves the Active table."""
     week, wd = week_of(day), day.weekday()
     for base in world.bases.values():
-        for i, note in enumerate(_week_notes(base, week)):
-            if i % 5 == wd:
-                base.notes.append(note)
-                world.commit(base.repo, day, 5, f"{base.dir}INDEX.md: note: {note[:50]}")
+        if base.relaid:
+            for i, note in enumerate(_week_notes(base, week)):
+                if i % 5 == wd and note not in base.notes:
+                    base.notes.append(note)
+                    world.commit(base.repo, day, 5, f"{base.dir}NOTES.md: note: {note[:50]}")
+        elif wd == 1 and week in base.spec.note_sweeps:
+            pending = _pending_notes(base, week)
+            if pending:
+                base.notes += pending
+                world.commit(
+                    base.repo, day, 5, f"{base.dir}INDEX.md: review: {len(pending)} notes added"
+                )
         if wd == 1:
             _status_changes(world, base, day, week)
         if wd == 2 and week == base.spec.relayout_week:
+            base.notes += _pending_notes(base, week - 1)
             base.relaid = True
             world.commit(
                 base.repo,
@@ -225,6 +242,10 @@ def morning(world: World, day: date) -> None:
                 "class-share=verify-before-report:41% -->"
             )
             world.commit(base.repo, day, 5, f"{base.dir}INDEX.md: sleep marker (stats --mark)")
+
+
+def _week_notes(base: Base, week: int) -> list[str]:
+    return [line for w, line in base.spec.notes if w == week] if week > 1 else []
 
 
 def _status_changes(world: World, base: Base, day: date, week: int) -> None:

@@ -206,7 +206,12 @@ def intervention_rows(
 ) -> list[dict[str, Any]]:
     """Each group of changes to ``base`` up to ``until`` (commits closer than the window
     form one group and share its numbers), newest first."""
-    frame = interventions(con, metrics.Filters((base,), None, until), t)
+    filters = metrics.Filters((base,), None, until)
+    frame = interventions(con, filters, t)
+    if frame.is_empty():
+        return []
+    window = {**filters.params(), "window_sessions": int(t["intervention_window_sessions"])}
+    sessions = metrics.query(con, "effect_intervention_sessions", **window)
     groups: dict[int, dict[str, Any]] = {}
     for r in frame.sort("committed_at").to_dicts():
         group = groups.get(r["group_id"])
@@ -220,9 +225,27 @@ def intervention_rows(
             for key in ("group_first_at", "group_last_at"):
                 value = group[key]
                 group[key] = value.isoformat() if isinstance(value, datetime) else value
+            group["evidence"] = _change_proof(sessions, r["group_id"])
         group["commits"].append(r["commit"][:7])
         group["details"] += [d for d in r["details"] or [] if d not in group["details"]]
     return sorted(groups.values(), key=lambda g: g["group_first_at"] or "", reverse=True)
+
+
+_CHANGE_FLAGS = (("recalled", "is_recalled"), ("read the index", "is_reading_index"),
+                 ("blind", "is_blind"), ("hit", "is_hit"))  # fmt: skip
+
+
+def _change_proof(sessions: pl.DataFrame, group_id: int) -> dict[str, Any]:
+    """The window sessions of one group (``queries/effect_intervention_sessions.sql``),
+    before then after, each with what it counts for: the counts of the row's cells are
+    the items with that word on their side."""
+    items = []
+    for r in sessions.filter(pl.col("group_id") == group_id).to_dicts():
+        flags = [word for word, key in _CHANGE_FLAGS if r[key]]
+        note = f"{r['side']}: " + (", ".join(flags) if flags else "no recall, no index read")
+        where = evidence.ref(r["ref_file"], r["ref_line"])
+        items.append(evidence.item(r["session_id"], r["started_at"], where, note))
+    return evidence.listing(items, "sessions")
 
 
 def _side(row: dict[str, Any], measure: str, side: str, den: str) -> str:
@@ -240,7 +263,8 @@ def interventions_section(out: Layout, s: dict[str, Any]) -> None:
         out.add(Para("No change to the index layout, the lessons' status or a hook or scout "
                      "prompt file in the history.", "empty"))  # fmt: skip
         return
-    table, tones = [], []
+    tag = slug(s["name"])
+    table, tones, links = [], [], []
     for g in rows[:12]:
         cells = [
             f"{(g['group_first_at'] or '')[:10]}"
@@ -256,6 +280,7 @@ def interventions_section(out: Layout, s: dict[str, Any]) -> None:
             row_tones.append(tone_)
         table.append(cells)
         tones.append(row_tones)
+        links.append([_change_anchor(tag, g)] + [""] * (len(cells) - 1))
     out.add(
         Table(
             [
@@ -268,6 +293,7 @@ def interventions_section(out: Layout, s: dict[str, Any]) -> None:
             ],
             table,
             tones=tones,
+            links=links,
         ),  # fmt: skip
         Para(
             f"Each side is the {s['intervention_window']} sessions just before the first and "
@@ -280,6 +306,20 @@ def interventions_section(out: Layout, s: dict[str, Any]) -> None:
             "note",
         ),  # fmt: skip
     )
+    for g in rows[:12]:
+        if g.get("evidence", {}).get("count"):
+            out.add(
+                evidence_block(
+                    _change_anchor(tag, g),
+                    f"Evidence: changes of {(g['group_first_at'] or '')[:10]}, window sessions",
+                    g["evidence"],
+                    limit=2 * int(s["intervention_window"]),
+                )
+            )
+
+
+def _change_anchor(tag: str, g: dict[str, Any]) -> str:
+    return f"ev-{tag}-change-{g['group_id']}"
 
 
 def _change(g: dict[str, Any], measure: str, key: str) -> tuple[str, str]:

@@ -190,8 +190,15 @@ def chart_annotations(
             "at": r["at"],
             "commit": r["commit"],
             "kind": "relayout",
-            "label": f"INDEX re-layout (Active line {r['from_line']}→{r['to_line']})",
+            "label": f"INDEX {_moved(r)} (Active line {r['from_line']}→{r['to_line']})",
         }
         for r in layouts
     ]
     return sorted(notes, key=lambda n: (n["at"], n["label"]))
+
+
+def _moved(r: dict[str, Any]) -> str:
+    # Notes added in one commit push the heading down by many lines: that is the index
+    # growing, not a re-layout, though both change what a `head -40` shows.
+    grew = r["to_line"] is not None and r["to_line"] > r["from_line"]
+    return "grew" if grew else "re-layout"

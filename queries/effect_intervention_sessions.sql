@@ -1,0 +1,195 @@
+-- effect_intervention_sessions: the sessions behind each change's numbers (the report's
+-- evidence lists): the window sessions of effect_interventions, each with its flags and
+-- the transcript line that makes it count.
+-- Grain: one row per (base, group of changes, side, session).
+-- Parameters: $bases, $since, $until, $window_sessions, as in effect_interventions.
+-- Grouping and windows are effect_interventions' own, repeated here so this file stays
+-- one read-only query: summing the flags per (base, group, side) gives its counts.
+-- ref_file/ref_line: the earliest recall of an active lesson of the base when the session
+-- recalled one (coverage), else its earliest index read (blind share), else the start of
+-- its transcript; a hit is named by the flag, its line is in the lesson's evidence.
+with
+
+changes as (
+    select * from fct_base_changes
+    where ($bases is null or list_contains($bases, base_path))
+        and ($since is null or committed_at >= $since)
+        and ($until is null or committed_at < $until)
+),
+
+sessions as (
+    select links.base_path, links.session_id, s.started_at,
+    from dim_session_bases as links
+    inner join fct_sessions as s using (session_id)
+    where ($bases is null or list_contains($bases, links.base_path))
+        and ($since is null or s.started_at >= $since)
+        and ($until is null or s.started_at < $until)
+),
+
+commits as (
+    select
+        base_path,
+        commit,
+        min(committed_at) as committed_at,
+        list(distinct kind order by kind) as kinds,
+        list(distinct kind || ': ' || coalesce(detail, '?')
+            order by kind || ': ' || coalesce(detail, '?')) as details,
+    from changes
+    group by base_path, commit
+),
+
+ordered as (
+    select
+        *,
+        lag(committed_at) over (
+            partition by base_path order by committed_at, commit
+        ) as previous_at,
+    from commits
+),
+
+gaps as (
+    select
+        ordered.*,
+        (select count(*) from sessions
+         where sessions.base_path = ordered.base_path
+             and sessions.started_at >= ordered.previous_at
+             and sessions.started_at < ordered.committed_at)
+            as sessions_since_previous,
+    from ordered
+),
+
+grouped as (
+    select
+        *,
+        sum(case
+            when previous_at is null
+                or sessions_since_previous >= $window_sessions then 1
+            else 0
+        end) over (
+            partition by base_path order by committed_at, commit
+            rows between unbounded preceding and current row
+        )::bigint as group_id,
+    from gaps
+),
+
+groups as (
+    select
+        base_path,
+        group_id,
+        min(committed_at) as group_first_at,
+        max(committed_at) as group_last_at,
+        count(*) as group_commits,
+    from grouped
+    group by base_path, group_id
+),
+
+blind as (
+    select base_path, session_id, bool_and(is_blind) as is_blind,
+    from fct_index_reads
+    group by base_path, session_id
+),
+
+hit_sessions as (
+    select distinct base_path, session_id from fct_hit_attribution
+    where session_found
+),
+
+facts as (
+    select
+        sessions.base_path,
+        sessions.session_id,
+        sessions.started_at,
+        coalesce(recall.recalled_any, false) as is_recalled,
+        blind.session_id is not null as is_reading_index,
+        coalesce(blind.is_blind, false) as is_blind,
+        hit_sessions.session_id is not null as is_hit,
+    from sessions
+    left join fct_session_recall as recall using (base_path, session_id)
+    left join blind using (base_path, session_id)
+    left join hit_sessions using (base_path, session_id)
+),
+
+before_windows as (
+    select groups.base_path, groups.group_id, 'before' as side, facts.*
+        exclude (base_path),
+    from groups
+    inner join facts
+        on facts.base_path = groups.base_path
+        and facts.started_at < groups.group_first_at
+    qualify row_number() over (
+        partition by groups.base_path, groups.group_id
+        order by facts.started_at desc, facts.session_id
+    ) <= $window_sessions
+),
+
+after_windows as (
+    select groups.base_path, groups.group_id, 'after' as side, facts.*
+        exclude (base_path),
+    from groups
+    inner join facts
+        on facts.base_path = groups.base_path
+        and facts.started_at >= groups.group_last_at
+    qualify row_number() over (
+        partition by groups.base_path, groups.group_id
+        order by facts.started_at, facts.session_id
+    ) <= $window_sessions
+),
+
+windows as (
+    select * from before_windows
+    union all
+    select * from after_windows
+),
+
+recalls as (
+    select
+        base_path,
+        session_id,
+        arg_min(transcript_file, surfaced_at) as recall_file,
+        arg_min(transcript_line, surfaced_at) as recall_line,
+    from fct_recall_evidence
+    inner join dim_lessons using (base_path, lesson_id)
+    where kind in ('body', 'quoted') and dim_lessons.status = 'active'
+    group by base_path, session_id
+),
+
+first_index_reads as (
+    select
+        base_path,
+        session_id,
+        arg_min(transcript_file, called_at) as index_file,
+        arg_min(call_line, called_at) as index_line,
+    from fct_index_reads
+    group by base_path, session_id
+)
+
+select
+    windows.base_path,
+    windows.group_id,
+    windows.side,
+    windows.session_id,
+    windows.started_at,
+    windows.is_recalled,
+    windows.is_reading_index,
+    windows.is_blind,
+    windows.is_hit,
+    case
+        when windows.is_recalled and recalls.recall_file is not null
+            then recalls.recall_file
+        when windows.is_reading_index
+            then coalesce(first_index_reads.index_file, fct_sessions.file_path)
+        else fct_sessions.file_path
+    end as ref_file,
+    case
+        when windows.is_recalled and recalls.recall_file is not null
+            then recalls.recall_line
+        when windows.is_reading_index and first_index_reads.index_file is not null
+            then first_index_reads.index_line
+        else 1
+    end as ref_line,
+from windows
+inner join fct_sessions using (session_id)
+left join recalls using (base_path, session_id)
+left join first_index_reads using (base_path, session_id)
+order by windows.base_path, windows.group_id, windows.side desc, windows.started_at,
+    windows.session_id
