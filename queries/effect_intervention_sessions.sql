@@ -31,9 +31,8 @@ commits as (
         base_path,
         commit,
         min(committed_at) as committed_at,
-        list(distinct kind order by kind) as kinds,
-        list(distinct kind || ': ' || coalesce(detail, '?')
-            order by kind || ': ' || coalesce(detail, '?')) as details,
+        list_sort(list(distinct kind)) as kinds,
+        list_sort(list(distinct kind || ': ' || coalesce(detail, '?'))) as details,
     from changes
     group by base_path, commit
 ),
@@ -142,25 +141,45 @@ windows as (
 ),
 
 recalls as (
-    select
-        base_path,
-        session_id,
-        arg_min(transcript_file, surfaced_at) as recall_file,
-        arg_min(transcript_line, surfaced_at) as recall_line,
-    from fct_recall_evidence
-    inner join dim_lessons using (base_path, lesson_id)
-    where kind in ('body', 'quoted') and dim_lessons.status = 'active'
-    group by base_path, session_id
+    -- the earliest surfacing, ties broken by its transcript line (both columns of one row)
+    select base_path, session_id, recall_file, recall_line,
+    from (
+        select
+            fct_recall_evidence.base_path,
+            fct_recall_evidence.session_id,
+            fct_recall_evidence.transcript_file as recall_file,
+            fct_recall_evidence.transcript_line as recall_line,
+            row_number() over (
+                partition by fct_recall_evidence.base_path, fct_recall_evidence.session_id
+                order by
+                    fct_recall_evidence.surfaced_at,
+                    fct_recall_evidence.transcript_file,
+                    fct_recall_evidence.transcript_line
+            ) as pick,
+        from fct_recall_evidence
+        inner join dim_lessons
+            on fct_recall_evidence.base_path = dim_lessons.base_path
+            and fct_recall_evidence.lesson_id = dim_lessons.lesson_id
+        where fct_recall_evidence.kind in ('body', 'quoted') and dim_lessons.status = 'active'
+    ) as ranked
+    where pick = 1
 ),
 
 first_index_reads as (
-    select
-        base_path,
-        session_id,
-        arg_min(transcript_file, called_at) as index_file,
-        arg_min(call_line, called_at) as index_line,
-    from fct_index_reads
-    group by base_path, session_id
+    select base_path, session_id, transcript_file as index_file, call_line as index_line,
+    from (
+        select
+            base_path,
+            session_id,
+            transcript_file,
+            call_line,
+            row_number() over (
+                partition by base_path, session_id
+                order by called_at, transcript_file, call_line
+            ) as pick,
+        from fct_index_reads
+    ) as ranked
+    where pick = 1
 )
 
 select
