@@ -59,6 +59,7 @@ __all__ = [
     "effect_evidence",
     "interventions",
     "lesson_effects",
+    "lesson_weeks",
     "verdict",
 ]
 
@@ -103,6 +104,14 @@ def effect_evidence(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.Data
     hit of the lesson or a recall of it, with its period, transcript, first recall
     (file:line) and first hit's journal line (``queries/effect_evidence.sql``)."""
     frame = metrics.query(con, "effect_evidence", **filters.params())
+    return frame.rename({"base_path": "base_root"})
+
+
+def lesson_weeks(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.DataFrame:
+    """Exposure per ISO week: one row per (base_root, lesson_id, week, period) with its
+    exposed sessions and hits, counted as ``lesson_effects`` counts them, so a period's
+    weeks add up to its totals (``queries/effect_weekly.sql``)."""
+    frame = metrics.query(con, "effect_weekly", **filters.params())
     return frame.rename({"base_path": "base_root"})
 
 
@@ -290,17 +299,22 @@ def effect_document(
 
     ``{"schema": "lessons-analytics/effect/1", "generated_at", "bases": [{"base",
     "lessons": [lesson_effects rows], "interventions": [interventions rows],
-    "evidence": [effect_evidence rows], "by_verdict": {verdict: lessons}}], "totals":
+    "weeks": [lesson_weeks rows: lesson_id, week, period, exposed_sessions, hits,
+    hits_without_session], "evidence": [effect_evidence rows], "by_verdict": {verdict:
+    lessons}}], "totals":
     {"lessons", "interventions", "by_verdict"}}``; every verdict word is a key of
     ``by_verdict``, zero or not.
     """
     lessons = _grouped(lesson_effects(con, filters, thresholds))
     changes = _grouped(interventions(con, filters, thresholds))
     evidence = _grouped(effect_evidence(con, filters))
+    weeks = _grouped(lesson_weeks(con, filters))
     out: list[dict[str, Any]] = []
     for base in metrics.known_bases(con, filters):
         rows = lessons.get(base, [])
+        shown = {row["lesson_id"] for row in rows}
         out.append({"base": base, "lessons": rows, "interventions": changes.get(base, []),
+                    "weeks": [w for w in weeks.get(base, []) if w["lesson_id"] in shown],
                     "evidence": evidence.get(base, []),
                     "by_verdict": _by_verdict(rows)})  # fmt: skip
     every = [row for entry in out for row in entry["lessons"]]

@@ -16,7 +16,13 @@ from scipy.stats import fisher_exact
 
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.cli import cli
-from lessons_analytics.effect import VERDICTS, effect_document, interventions, lesson_effects
+from lessons_analytics.effect import (
+    VERDICTS,
+    effect_document,
+    interventions,
+    lesson_effects,
+    lesson_weeks,
+)
 from lessons_analytics.ingest import ingest
 from lessons_analytics.metrics import Filters
 
@@ -402,3 +408,31 @@ def test_deleted_lesson_and_prompt_files(tmp_path: Path) -> None:
     ]
     # L-0001 is gone from the files now, so it has no row; L-0002 is active since 10-05
     assert ends == [("L-0002", "2026-10-05", None)]
+
+
+def test_weekly_exposure_of_a_lesson(con: duckdb.DuckDBPyConnection) -> None:
+    # s_i starts 2026-10-01T10:00Z + 6 h * i (a Thursday of ISO week 40): W40 holds s0..s14
+    # (until Oct 5 00:00, 86 h), W41 s15..s42 (254 h), W42 s43..s70 (422 h), W43 s71..s79.
+    # L-0001 turns active at s40 and fails in s0..s19 and s40..s43.
+    rows = lesson_weeks(con, Filters()).filter(pl.col("lesson_id") == "L-0001")
+    got = [(r["week"], r["period"], r["exposed_sessions"], r["hits"]) for r in rows.to_dicts()]
+    assert got == [
+        ("2026-W40", "before", 15, 15),
+        ("2026-W41", "after", 3, 3),
+        ("2026-W41", "before", 25, 5),
+        ("2026-W42", "after", 28, 1),
+        ("2026-W43", "after", 9, 0),
+    ]
+
+
+def test_weeks_add_up_to_the_totals(
+    con: duckdb.DuckDBPyConnection, effects: dict[str, dict[str, Any]]
+) -> None:
+    weeks = lesson_weeks(con, Filters())
+    for lesson, row in effects.items():
+        for period in ("before", "after"):
+            mine = weeks.filter((pl.col("lesson_id") == lesson) & (pl.col("period") == period))
+            assert (int(mine["exposed_sessions"].sum()), int(mine["hits"].sum())) == (
+                row[f"exposed_{period}"],
+                row[f"hits_{period}"],
+            ), (lesson, period)
