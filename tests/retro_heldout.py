@@ -17,7 +17,6 @@ No line is copied from a real transcript.
 
 from __future__ import annotations
 
-import subprocess
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -26,6 +25,7 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
+from basebuilder import commit, git
 from transcripts import ClaudeSession, reset_ids
 
 Label = tuple[str, ...] | None
@@ -759,35 +759,14 @@ def build_sessions(projects: Path) -> dict[tuple[str, Any], tuple[str, ...]]:
     return out
 
 
-def _git(repo: Path, *args: str, when: str) -> str:
-    env = {
-        "GIT_AUTHOR_DATE": when,
-        "GIT_COMMITTER_DATE": when,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.org",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.org",
-        "HOME": str(repo),
-        "PATH": "/usr/bin:/bin",
-    }
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True
-    )
-    return done.stdout.strip()
-
-
 def _commit(repo: Path, path: str, text: str, message: str, when: str) -> str:
-    (repo / path).parent.mkdir(parents=True, exist_ok=True)
-    (repo / path).write_text(text)
-    _git(repo, "add", "-A", when=when)
-    _git(repo, "commit", "-q", "-m", message, when=when)
-    return _git(repo, "rev-parse", "HEAD", when=when)
+    return commit(repo, when, {path: text}, message)
 
 
 def build_repo(root: Path) -> Path:
     repo = root / "shop"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main", when="2026-04-01T08:00:00+00:00")
+    git(repo, "init", "-q", "-b", "main", when="2026-04-01T08:00:00+00:00")
     _commit(repo, "app/base.py", "x\n", "init", "2026-04-01T08:00:00+00:00")
     cache = _commit(
         repo, "app/cache.py", "v1\n", "cache: add a locale cache", "2026-04-02T09:00:00+00:00"
