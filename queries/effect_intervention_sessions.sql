@@ -140,46 +140,8 @@ windows as (
     select * from after_windows
 ),
 
-recalls as (
-    -- the earliest surfacing, ties broken by its transcript line (both columns of one row)
-    select base_path, session_id, recall_file, recall_line,
-    from (
-        select
-            fct_recall_evidence.base_path,
-            fct_recall_evidence.session_id,
-            fct_recall_evidence.transcript_file as recall_file,
-            fct_recall_evidence.transcript_line as recall_line,
-            row_number() over (
-                partition by fct_recall_evidence.base_path, fct_recall_evidence.session_id
-                order by
-                    fct_recall_evidence.surfaced_at,
-                    fct_recall_evidence.transcript_file,
-                    fct_recall_evidence.transcript_line
-            ) as pick,
-        from fct_recall_evidence
-        inner join dim_lessons
-            on fct_recall_evidence.base_path = dim_lessons.base_path
-            and fct_recall_evidence.lesson_id = dim_lessons.lesson_id
-        where fct_recall_evidence.kind in ('body', 'quoted') and dim_lessons.status = 'active'
-    ) as ranked
-    where pick = 1
-),
-
-first_index_reads as (
-    select base_path, session_id, transcript_file as index_file, call_line as index_line,
-    from (
-        select
-            base_path,
-            session_id,
-            transcript_file,
-            call_line,
-            row_number() over (
-                partition by base_path, session_id
-                order by called_at, transcript_file, call_line
-            ) as pick,
-        from fct_index_reads
-    ) as ranked
-    where pick = 1
+refs as (
+    select * from fct_session_first_refs
 )
 
 select
@@ -193,22 +155,21 @@ select
     windows.is_blind,
     windows.is_hit,
     case
-        when windows.is_recalled and recalls.recall_file is not null
-            then recalls.recall_file
+        when windows.is_recalled and refs.recall_file is not null
+            then refs.recall_file
         when windows.is_reading_index
-            then coalesce(first_index_reads.index_file, fct_sessions.file_path)
+            then coalesce(refs.index_file, fct_sessions.file_path)
         else fct_sessions.file_path
     end as ref_file,
     case
-        when windows.is_recalled and recalls.recall_file is not null
-            then recalls.recall_line
-        when windows.is_reading_index and first_index_reads.index_file is not null
-            then first_index_reads.index_line
+        when windows.is_recalled and refs.recall_file is not null
+            then refs.recall_line
+        when windows.is_reading_index and refs.index_file is not null
+            then refs.index_line
         else 1
     end as ref_line,
 from windows
 inner join fct_sessions using (session_id)
-left join recalls using (base_path, session_id)
-left join first_index_reads using (base_path, session_id)
+left join refs using (base_path, session_id)
 order by windows.base_path, windows.group_id, windows.side desc, windows.started_at,
     windows.session_id
