@@ -318,8 +318,13 @@ def _parse_line(
         batch.rollback(mark)
         context.clear()
         context.update(saved)
-        return f"wrong type: {exc}" if isinstance(exc, BadValue) else f"unexpected shape: {exc!r}"
+        return _rejection(exc)
     return None
+
+
+def _rejection(exc: Exception) -> str:
+    """Why a line (or a one-document file) was taken back out."""
+    return f"wrong type: {exc}" if isinstance(exc, BadValue) else f"unexpected shape: {exc!r}"
 
 
 def _lines(data: bytes, end: int) -> Iterator[bytes]:
@@ -372,8 +377,7 @@ def _load_legacy(
         _error(batch, file_id, source.path, 1, _json_reason(data, exc), loaded_at)
     except Exception as exc:  # noqa: BLE001 - one odd document must never stop the run
         batch.rollback(mark)
-        reason = f"wrong type: {exc}" if isinstance(exc, BadValue) else f"unexpected shape: {exc!r}"
-        _error(batch, file_id, source.path, 1, reason, loaded_at)
+        _error(batch, file_id, source.path, 1, _rejection(exc), loaded_at)
     return len(data), 1
 
 
