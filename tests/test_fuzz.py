@@ -27,6 +27,7 @@ from typing import Any
 
 import duckdb
 import pytest
+from dbrows import rows as _rows
 
 from lessons_analytics.ingest import ingest
 
@@ -190,14 +191,6 @@ def _make_case(rng: random.Random, root: Path, number: int, source: Path) -> Cas
     case.target.parent.mkdir(parents=True, exist_ok=True)
     case.target.write_bytes(body)
     return case
-
-
-def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def _models(db: Path) -> dict[str, str]:

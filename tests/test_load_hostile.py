@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pytest
 from click.testing import CliRunner
+from dbrows import rows as query
 
 from lessons_analytics.cli import cli
 from lessons_analytics.errors import SourceNotFound
@@ -75,14 +75,6 @@ def write_jsonl(path: Path, records: list[Any], *, prefix: bytes = b"", eol: byt
     body = b"".join(json.dumps(r).encode() + eol for r in records)
     path.write_bytes(prefix + body)
     return path
-
-
-def query(db: Path, sql: str) -> list[tuple[Any, ...]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def calls(db: Path) -> list[str]:

@@ -29,8 +29,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pytest
+from dbrows import rows as _rows
 
 from lessons_analytics.ingest import ingest
 
@@ -119,14 +119,6 @@ def _independent() -> dict[str, Any]:
 def loaded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     db = tmp_path_factory.mktemp("real2") / "w.duckdb"
     return db, ingest(db, [CLAUDE]).document()
-
-
-def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_loads_without_error(loaded: tuple[Path, dict[str, Any]]) -> None:

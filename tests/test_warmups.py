@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import duckdb
+from dbrows import rows as _rows
 from transcripts import ClaudeSession, reset_ids
 
 from lessons_analytics.ingest import ingest
@@ -96,14 +96,6 @@ def build(projects: Path, *, w1_later_part: bool = True) -> Path:
     r2.result(second, "2026-02-03T11:00:24Z", "error: disk full")
     _flat(folder, "r2", r2.lines)
     return projects
-
-
-def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 KEPT_RUNS = [(A[:4], "main"), (A[:4], "r1"), (B[:4], "main"), (B[:4], "r2")]
