@@ -4,11 +4,11 @@ thresholds, titles and targets come from the signals' own words and say what hap
 from __future__ import annotations
 
 import re
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from basebuilder import commit, git
 
 from lessons_analytics.retro import cluster
 from lessons_analytics.retro.detect import (
@@ -23,9 +23,6 @@ from lessons_analytics.retro.model import Cluster, Signal
 from lessons_analytics.retro.patterns import load_patterns
 from lessons_analytics.retro.text import error_class, error_line, program
 from lessons_analytics.retro.write import digest_text
-
-sys.path.insert(0, str(Path(__file__).parent))
-from retro_heldout import _commit, _git  # noqa: E402
 
 PATS = load_patterns()
 T0 = datetime(2026, 5, 1, 9, tzinfo=UTC)
@@ -331,21 +328,19 @@ def test_the_first_verdict_wins(verdict: str, rejected: bool, accepted: bool) ->
 def test_a_revert_of_a_revert_is_not_a_signal(tmp_path: Path) -> None:
     repo = tmp_path / "r"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main", when="2026-04-01T08:00:00+00:00")
-    first = _commit(repo, "a.py", "1\n", "add a", "2026-04-01T09:00:00+00:00")
-    undo = _commit(
+    git(repo, "init", "-q", "-b", "main", when="2026-04-01T08:00:00+00:00")
+    first = commit(repo, "2026-04-01T09:00:00+00:00", {"a.py": "1\n"}, "add a")
+    undo = commit(
         repo,
-        "a.py",
-        "",
-        f'Revert "add a"\n\nThis reverts commit {first}.',
         "2026-04-02T09:00:00+00:00",
+        {"a.py": ""},
+        f'Revert "add a"\n\nThis reverts commit {first}.',
     )
-    _commit(
+    commit(
         repo,
-        "a.py",
-        "1\n",
-        f"Вернуть a обратно\n\nThis reverts commit {undo}.",
         "2026-04-03T09:00:00+00:00",
+        {"a.py": "1\n"},
+        f"Вернуть a обратно\n\nThis reverts commit {undo}.",
     )
     found = git_signals(repo, None, PATS)
     assert [s.detail["subject"] for s in found] == ['Revert "add a"']
