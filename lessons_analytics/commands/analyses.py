@@ -10,7 +10,7 @@ import click
 import duckdb
 import polars as pl
 
-from lessons_analytics import metrics, render, sqlfiles, warehouse
+from lessons_analytics import metrics, render, sqlfiles, tables, warehouse
 from lessons_analytics.bases import resolve_base
 from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
@@ -69,34 +69,7 @@ def heads_cmd(
     if as_json:
         echo_json(doc)
         return
-    rows = [
-        [
-            b["base"],
-            b["reads"],
-            b["head_reads"],
-            b["head_20_60"],
-            b["prefix_reads"],
-            b["blind_reads"],
-            b["truncated_reads"],
-            render.share(b["blind_sessions"], b["sessions_reading_index"]),
-        ]
-        for b in doc["bases"]
-    ]
-    click.echo(
-        render.table(
-            rows,
-            [
-                "base",
-                "reads",
-                "head",
-                "head 20-60",
-                "prefix",
-                "blind",
-                "truncated",
-                "blind sessions",
-            ],
-        )
-    )
+    click.echo(tables.heads(doc))
 
 
 @click.command("coverage")
@@ -114,32 +87,7 @@ def coverage_cmd(
     if as_json:
         echo_json(doc)
         return
-    rows = [
-        [
-            b["base"],
-            b["sessions_in_scope"],
-            render.share(b["sessions_reading_index"], b["sessions_in_scope"]),
-            render.share(b["sessions_recalled"], b["sessions_in_scope"]),
-        ]
-        for b in doc["bases"]
-    ]
-    click.echo(render.table(rows, ["base", "sessions", "read index", "recalled"]))
-    for b in doc["bases"]:
-        if b["by_week"]:
-            click.echo(f"\n{b['base']}")
-            click.echo(
-                render.table(
-                    [
-                        [
-                            w["week"],
-                            w["sessions_in_scope"],
-                            render.share(w["sessions_recalled"], w["sessions_in_scope"]),
-                        ]
-                        for w in b["by_week"]
-                    ],
-                    ["week", "sessions", "recalled"],
-                )
-            )
+    click.echo(tables.coverage(doc))
 
 
 @click.command("hits")
@@ -157,64 +105,7 @@ def hits_cmd(
     if as_json:
         echo_json(doc)
         return
-    rows = []
-    for b in doc["bases"]:
-        r = b["by_recall"]
-        rows.append(
-            [
-                b["base"],
-                b["hits"],
-                render.share(r["recalled"], b["hits"]),
-                render.share(r["index_only"], b["hits"]),
-                render.share(r["not_recalled"], b["hits"]),
-                render.share(r["unknown"], b["hits"]),
-                b["top3_share"],
-                len(b["disagreements"]),
-            ]
-        )
-    click.echo(
-        render.table(
-            rows,
-            [
-                "base",
-                "hits",
-                "recalled",
-                "index only",
-                "not recalled",
-                "unknown",
-                "top3 share",
-                "disagreements",
-            ],
-        )
-    )
-    for b in doc["bases"]:
-        if b["lessons"]:
-            click.echo(f"\n{b['base']}")
-            click.echo(
-                render.table(
-                    [
-                        [
-                            item["id"],
-                            item["hits"],
-                            item["independent"],
-                            item["recalled"],
-                            item["index_only"],
-                            item["not_recalled"],
-                            item["unknown"],
-                        ]
-                        for item in b["lessons"]
-                    ],
-                    [
-                        "lesson",
-                        "hits",
-                        "independent",
-                        "recalled",
-                        "index only",
-                        "not recalled",
-                        "unknown",
-                    ],
-                )
-            )
+    click.echo(tables.hits(doc))
 
 
 @click.command("bodies")
@@ -245,27 +136,7 @@ def bodies_cmd(
     if as_json:
         echo_json(doc)
         return
-    rows = [
-        [b["base"], b["reads"], b["tokens"], b["large_reads"], b["large_tokens"], b["large_share"]]
-        for b in doc["bases"]
-    ]
-    click.echo(
-        render.table(
-            rows, ["base", "reads", "tokens", "large reads", "large tokens", "large share"]
-        )
-    )
-    for b in doc["bases"]:
-        if b["lessons"]:
-            click.echo(f"\n{b['base']}")
-            click.echo(
-                render.table(
-                    [
-                        [i["id"], i["reads"], i["tokens"], i["body_bytes"], i["journal_share"]]
-                        for i in b["lessons"][:15]
-                    ],
-                    ["lesson", "reads", "tokens", "body bytes", "journal share"],
-                )
-            )
+    click.echo(tables.bodies(doc))
 
 
 @click.command("cost")
@@ -308,36 +179,7 @@ def cost_cmd(
     if as_json:
         echo_json(doc)
         return
-    rows = [
-        [
-            r["pattern"],
-            r["lesson"],
-            r["calls"],
-            r["untimed_calls"],
-            r["total_hours"],
-            r["hours_per_week"],
-            r["median_s"],
-            r["p90_s"],
-            r["share_of_active_time"],
-        ]
-        for r in doc["rituals"]
-    ]
-    click.echo(
-        render.table(
-            rows,
-            [
-                "pattern",
-                "lesson",
-                "calls",
-                "untimed",
-                "hours",
-                "hours/week",
-                "median s",
-                "p90 s",
-                "share of active",
-            ],
-        )
-    )
+    click.echo(tables.cost(doc))
 
 
 @click.command("recalled")
@@ -375,13 +217,7 @@ def recalled_cmd(
     if as_json:
         echo_json(doc)
     else:
-        click.echo(doc["status"])
-        for e in doc["evidence"]:
-            click.echo(
-                f"  {e['surfaced_at']}  {e['kind']:<9}  {e['agent_run_id']}"
-                f"  {e['tool_use_id'] or '-'}  {e['evidence']}"
-                f"  {e['transcript_file']}:{e['transcript_line']}"
-            )
+        click.echo(tables.recalled(doc))
     ctx.exit(0 if doc["status"] == "recalled" else 1)
 
 

@@ -7,14 +7,13 @@ from pathlib import Path
 
 import click
 
-from lessons_analytics import metrics, render, warehouse
-from lessons_analytics.commands.ingest import summary_text
+from lessons_analytics import tables, warehouse
 from lessons_analytics.demo import build_demo
+from lessons_analytics.demo.findings import demo_findings
 from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.ingest import ingest
 from lessons_analytics.options import AppContext
 from lessons_analytics.report import demo_report
-from lessons_analytics.stats import base_stats
 
 
 @click.command("demo")
@@ -42,10 +41,11 @@ def demo_cmd(app: AppContext, out: Path) -> None:
     report = ingest(db, [workspace.claude_projects, workspace.codex_sessions], workspace.bases)
     click.echo(f"demo workspace: {workspace.root}")
     click.echo(f"warehouse:      {db}\n")
-    click.echo(summary_text(report))
+    click.echo(tables.ingest_summary(report))
     con = warehouse.connect(db, read_only=True)
     try:
-        _analyses(con, workspace.last_day + timedelta(days=1), workspace.bases)
+        found = demo_findings(con, workspace.last_day + timedelta(days=1), workspace.bases)
+        click.echo(tables.demo(found))
         paths = demo_report(con, workspace.root, workspace.last_day)
     finally:
         con.close()
@@ -54,64 +54,3 @@ def demo_cmd(app: AppContext, out: Path) -> None:
     )
     click.echo(f"report: {paths.html}")
 
-
-def _analyses(con: object, as_of: object, bases: list[Path]) -> None:
-    everything = metrics.Filters()
-    heads = metrics.heads_document(con, everything)  # type: ignore[arg-type]
-    coverage = {b["base"]: b for b in metrics.coverage_document(con, everything)["bases"]}  # type: ignore[arg-type]
-    hits = {b["base"]: b for b in metrics.hits_document(con, everything)["bases"]}  # type: ignore[arg-type]
-    bodies = {b["base"]: b for b in metrics.bodies_document(con, everything)["bases"]}  # type: ignore[arg-type]
-    rows = []
-    for b in heads["bases"]:
-        base = b["base"]
-        c, h, d = coverage[base], hits[base], bodies[base]
-        rows.append(
-            [
-                Path(base).parent.name,
-                render.share(b["head_20_60"], b["reads"]),
-                render.share(b["blind_sessions"], b["sessions_reading_index"]),
-                render.share(c["sessions_recalled"], c["sessions_in_scope"]),
-                render.share(h["by_recall"]["recalled"], h["hits"]),
-                f"{d['tokens']:,} ({render.fmt(d['large_share'])} large)",
-            ]
-        )
-    click.echo("")
-    click.echo(
-        render.table(
-            rows,
-            [
-                "base",
-                "head -20..60 reads",
-                "blind sessions",
-                "coverage",
-                "hits recalled",
-                "body tokens",
-            ],
-        )
-    )
-    rituals = metrics.cost_document(con, everything)["rituals"]  # type: ignore[arg-type]
-    click.echo("")
-    click.echo(
-        render.table(
-            [
-                [
-                    Path(r["base"]).parent.name,
-                    r["lesson"],
-                    r["pattern"],
-                    r["calls"],
-                    r["hours_per_week"],
-                    r["median_s"],
-                ]
-                for r in rituals
-            ],
-            ["base", "lesson", "ritual", "calls", "hours/week", "median s"],
-        )
-    )
-    click.echo("")
-    for base in bases:
-        stats = base_stats(base, as_of, None, con)  # type: ignore[arg-type]
-        fired = [s.name for s in stats.signs if s.fired]
-        click.echo(
-            f"sleep signs {base.parent.name}: {'due' if stats.sleep_due else 'not due'}"
-            f" ({', '.join(fired) or 'none fired'})"
-        )

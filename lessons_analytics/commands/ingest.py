@@ -9,8 +9,9 @@ from typing import Any
 
 import click
 
+from lessons_analytics import tables
 from lessons_analytics.errors import LessonsAnalyticsError
-from lessons_analytics.ingest import IngestReport, ingest
+from lessons_analytics.ingest import ingest
 from lessons_analytics.options import AppContext, echo_json, json_option
 from lessons_analytics.paths import default_sources
 
@@ -64,29 +65,13 @@ def ingest_cmd(
     if as_json:
         echo_json(report.document())
     elif not app.quiet:
-        click.echo(summary_text(report))
+        click.echo(tables.ingest_summary(report))
     errors = report.totals.get("load_errors", 0)
     if errors and not app.quiet and not as_json:
         for error in report.totals["errors"][:20]:
             click.echo(f"{error['file']}:{error['line']}: {error['reason']}", err=True)
     if strict and errors:
         raise click.ClickException(f"{errors} input(s) could not be loaded (--strict)")
-
-
-def summary_text(report: IngestReport) -> str:
-    t: dict[str, Any] = report.totals
-    tools = ", ".join(f"{name} {count}" for name, count in list(t["by_tool"].items())[:8])
-    return "\n".join(
-        [
-            f"files: {report.files_seen} seen, {report.files_loaded} loaded, "
-            f"{report.lines_loaded} new lines",
-            f"sessions: {t['sessions']}  agent runs: {t['agent_runs']}  "
-            f"tool calls: {t['tool_calls']}" + (f" ({tools})" if tools else ""),
-            f"file reads: {t['file_reads']}  bases: {t['bases']}  lessons: {t['lessons']}  "
-            f"hits: {t['hits']}",
-            f"load errors: {t['load_errors']}",
-        ]
-    )
 
 
 def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from lessons_analytics import tables
 from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.cards import cards
 from lessons_analytics.check import check_base
@@ -66,8 +67,8 @@ def check_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
         )  # fmt: skip
     else:
         for b, failures in results:
-            for failure in failures:
-                click.echo(str(failure))
+            for line in tables.check(failures):
+                click.echo(line)
             _note(ctx, f"check: {b}: {len(failures)} failure(s)" if failures else f"check: {b}: ok")
     if any(failures for _, failures in results):
         ctx.exit(1)
@@ -90,8 +91,8 @@ def lint_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
         )  # fmt: skip
     else:
         for b, findings in results:
-            for finding in findings:
-                click.echo(str(finding))
+            for line in tables.lint(findings):
+                click.echo(line)
             entry = _lint_entry(b, findings)
             _note(ctx, f"lint: {b}: {entry['errors']} error(s), {entry['warnings']} warning(s)")
     if any(f.severity == "error" for _, findings in results for f in findings):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
 
 import click
 
-from lessons_analytics import render, warehouse
+from lessons_analytics import tables, warehouse
 from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.config import load_config
 from lessons_analytics.errors import LessonsAnalyticsError
@@ -74,33 +73,7 @@ def stats_cmd(
         doc["marked"] = changed
         echo_json(doc)
         return
-    for result in results:
-        click.echo(_text(result))
+    click.echo(tables.stats(results))
     for path in changed:
         click.echo(f"marker updated: {path}", err=True)
 
-
-def _text(result: BaseStats) -> str:
-    rows: list[list[Any]] = []
-    for sign in result.signs:
-        value = sign.value
-        if isinstance(value, dict):
-            value = ", ".join(f"{k}={render.fmt(v)}" for k, v in value.items())
-        threshold = sign.threshold
-        if isinstance(threshold, dict):
-            threshold = " / ".join(render.fmt(v) for v in threshold.values())
-        rows.append(
-            [
-                sign.name,
-                value,
-                threshold,
-                "FIRED" if sign.fired else "",
-                ", ".join(sign.lessons[:8]) + (" ..." if len(sign.lessons) > 8 else ""),
-            ]
-        )
-    head = (
-        f"{result.base}  (as of {result.as_of}; sleep due: {'yes' if result.sleep_due else 'no'})"
-    )
-    return (
-        head + "\n" + render.table(rows, ["sign", "value", "threshold", "fired", "lessons"]) + "\n"
-    )

@@ -1,0 +1,37 @@
+"""What every analysis finds on the demo warehouse, gathered for the demo's printout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from lessons_analytics import metrics
+from lessons_analytics.stats import BaseStats, base_stats
+
+
+@dataclass(frozen=True)
+class DemoFindings:
+    heads: dict[str, Any]
+    coverage: dict[str, Any]
+    hits: dict[str, Any]
+    bodies: dict[str, Any]
+    cost: dict[str, Any]
+    stats: list[BaseStats]
+
+
+def demo_findings(con: duckdb.DuckDBPyConnection, as_of: date, bases: list[Path]) -> DemoFindings:
+    """The documents of heads, coverage, hits, bodies and cost over everything, and the
+    sleep signs of each base at `as_of`."""
+    everything = metrics.Filters()
+    return DemoFindings(
+        heads=metrics.heads_document(con, everything),
+        coverage=metrics.coverage_document(con, everything),
+        hits=metrics.hits_document(con, everything),
+        bodies=metrics.bodies_document(con, everything),
+        cost=metrics.cost_document(con, everything),
+        stats=[base_stats(base, as_of, None, con) for base in bases],
+    )
