@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from lessons_analytics import formats
+
 
 def fmt(value: Any) -> str:
+    """A cell: numbers as :mod:`formats` writes them, None ``-``, booleans yes/no."""
     if value is None:
         return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3f}" if abs(value) < 1 else f"{value:,.1f}"
-    if isinstance(value, int):
-        return f"{value:,}"
+    if isinstance(value, int | float):
+        return formats.number(value)
     return str(value)
-
-
-def share(count: int, total: int) -> str:
-    """``37/130 (28.5%)``: a share is always shown beside its counts."""
-    if not total:
-        return f"{count}/0"
-    return f"{count}/{total} ({100 * count / total:.1f}%)"
 
 
 def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
@@ -46,6 +41,9 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     return "\n".join(out)
 
 
+# a number, a share or a number with its unit: such columns align right
+_NUMERIC = re.compile(r"^(?!\d{4}-)[<>+-]?\d")  # not a date: 2026-W46, 2026-11-02
+
+
 def _looks_numeric(text: str) -> bool:
-    stripped = text.replace(",", "").replace(".", "").replace("-", "").replace("%", "")
-    return stripped.isdigit() or text == "-"
+    return bool(_NUMERIC.match(text)) or text == "-"
