@@ -1027,22 +1027,25 @@ def test_table_output(tmp_path: Path) -> None:
 
 
 TABLE = """\
-<BASE>  (as of 2026-11-30; sleep due: yes)
-sign                        value                                  threshold   fired  lessons
---------------------------  -------------------------------------  ----------  -----  -------
-candidate-needs-verdict     0                                      3 / 2 / 14
-candidates-without-verdict  0                                      10
-stale-candidate             0                                      10
-class-share                 class=verify-before-report, share=1.0  0.250       FIRED  L-0001
-active-without-hit          0                                      30
-active-unconfirmed          0                                      -
-fat-body                    0                                      20,480
-journal-share               0                                      0.500
-recalled-but-failed         -                                      2
-never-recalled              -                                      2
-costly-ritual               -                                      1.0
-costly-body                 -                                      200,000
-helped-disagrees            -                                      -
-index-layout                0                                      0
+proj  (as of 2026-11-30; sleep due: yes)
+sign                        value  fires when              fired  lessons
+--------------------------  -----  ----------------------  -----  -------
+candidate-needs-verdict         0  ≥ 3 hits; 2 if > 14 d
+candidates-without-verdict      0  > 10 candidates
+stale-candidate                 0  idle > 10 d
+class-share                 100 %  ≥ 25 % of hits          FIRED  L-0001
+active-without-hit              0  no hit for > 30 d
+active-unconfirmed              0  helped is not true
+fat-body                        0  body > 20 KiB
+journal-share                   0  journal > 50 % of body
+recalled-but-failed             -  ≥ 2 recalled hits
+never-recalled                  -  ≥ 2 known, 0 recalled
+costly-ritual                   -  > 1 h/week
+costly-body                     -  > 200,000 tokens/week
+helped-disagrees                -  helped vs verdict
+index-layout                    0  a check rule fails
+class-share: verify-before-report holds 100 % of the hits
 
+value: lessons the rule holds for (index-layout: failed rules), or a measure with its unit
+proj = <BASE>
 """

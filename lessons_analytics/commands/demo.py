@@ -49,8 +49,6 @@ def demo_cmd(app: AppContext, out: Path) -> None:
         paths = demo_report(con, workspace.root, workspace.last_day)
     finally:
         con.close()
-    click.echo(
-        f"\nexplore: lessons-analytics --db {db} heads | coverage | hits | bodies | cost --rituals"
-    )
-    click.echo(f"report: {paths.html}")
+    click.echo(f"\nreport: {paths.html}")
+    click.echo(tables.explore(db))
 

@@ -10,7 +10,7 @@ from lessons_analytics.tables.analyses import bodies, cost, coverage, heads, hit
 from lessons_analytics.tables.demo import demo
 from lessons_analytics.tables.effect import effect
 from lessons_analytics.tables.judge import check, lint
-from lessons_analytics.tables.runs import ingest_summary
+from lessons_analytics.tables.runs import explore, ingest_summary
 from lessons_analytics.tables.stats import stats
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "coverage",
     "demo",
     "effect",
+    "explore",
     "heads",
     "hits",
     "ingest_summary",

@@ -1,150 +1,120 @@
-"""Tables of the analysis documents: heads, coverage, hits, bodies, cost, recalled."""
+"""Tables of the analysis documents: heads, coverage, hits, bodies, cost, recalled.
+
+Bases appear by their short names, with a legend to their paths under the output; numbers
+as :mod:`lessons_analytics.formats` writes them.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from lessons_analytics import render
+from lessons_analytics import formats, render
+from lessons_analytics.tables.names import finish, of_docs
 
 
 def heads(doc: dict[str, Any]) -> str:
+    name = of_docs(doc["bases"])
     rows = [
         [
-            b["base"],
+            name(b["base"]),
             b["reads"],
             b["head_reads"],
             b["head_20_60"],
             b["prefix_reads"],
             b["blind_reads"],
             b["truncated_reads"],
-            render.share(b["blind_sessions"], b["sessions_reading_index"]),
+            formats.share(b["blind_sessions"], b["sessions_reading_index"]),
         ]
         for b in doc["bases"]
     ]
-    return render.table(
-        rows,
-        ["base", "reads", "head", "head 20-60", "prefix", "blind", "truncated", "blind sessions"],
-    )
+    headers = ["base", "reads", "head", "head 20-60", "prefix", "blind", "truncated",
+               "blind sessions"]  # fmt: skip
+    return finish(render.table(rows, headers), name)
 
 
 def coverage(doc: dict[str, Any]) -> str:
+    name = of_docs(doc["bases"])
     rows = [
         [
-            b["base"],
+            name(b["base"]),
             b["sessions_in_scope"],
-            render.share(b["sessions_reading_index"], b["sessions_in_scope"]),
-            render.share(b["sessions_recalled"], b["sessions_in_scope"]),
+            formats.share(b["sessions_reading_index"], b["sessions_in_scope"]),
+            formats.share(b["sessions_recalled"], b["sessions_in_scope"]),
         ]
         for b in doc["bases"]
     ]
     out = [render.table(rows, ["base", "sessions", "read index", "recalled"])]
     for b in doc["bases"]:
         if b["by_week"]:
-            out.append(f"\n{b['base']}")
-            out.append(
-                render.table(
-                    [
-                        [
-                            w["week"],
-                            w["sessions_in_scope"],
-                            render.share(w["sessions_recalled"], w["sessions_in_scope"]),
-                        ]
-                        for w in b["by_week"]
-                    ],
-                    ["week", "sessions", "recalled"],
-                )
-            )
-    return "\n".join(out)
+            weeks = [
+                [w["week"], w["sessions_in_scope"],
+                 formats.share(w["sessions_recalled"], w["sessions_in_scope"])]
+                for w in b["by_week"]
+            ]  # fmt: skip
+            out += [f"\n{name(b['base'])}", render.table(weeks, ["week", "sessions", "recalled"])]
+    return finish("\n".join(out), name)
+
+
+LESSON_HITS = ["lesson", "hits", "independent", "recalled", "index only", "not recalled", "unknown"]
+TOP3 = "top 3: the share of its hits the 3 most hit lessons have"
 
 
 def hits(doc: dict[str, Any]) -> str:
+    name = of_docs(doc["bases"])
     rows = []
     for b in doc["bases"]:
         r = b["by_recall"]
         rows.append(
             [
-                b["base"],
+                name(b["base"]),
                 b["hits"],
-                render.share(r["recalled"], b["hits"]),
-                render.share(r["index_only"], b["hits"]),
-                render.share(r["not_recalled"], b["hits"]),
-                render.share(r["unknown"], b["hits"]),
-                b["top3_share"],
+                formats.share(r["recalled"], b["hits"]),
+                formats.share(r["index_only"], b["hits"]),
+                formats.share(r["not_recalled"], b["hits"]),
+                formats.share(r["unknown"], b["hits"]),
+                formats.percent(b["top3_share"]),
                 len(b["disagreements"]),
             ]
         )
-    out = [
-        render.table(
-            rows,
-            [
-                "base",
-                "hits",
-                "recalled",
-                "index only",
-                "not recalled",
-                "unknown",
-                "top3 share",
-                "disagreements",
-            ],
-        )
-    ]
+    headers = ["base", "hits", "recalled", "index only", "not recalled", "unknown", "top 3",
+               "disagreements"]  # fmt: skip
+    out = [render.table(rows, headers)]
     for b in doc["bases"]:
         if b["lessons"]:
-            out.append(f"\n{b['base']}")
-            out.append(
-                render.table(
-                    [
-                        [
-                            item["id"],
-                            item["hits"],
-                            item["independent"],
-                            item["recalled"],
-                            item["index_only"],
-                            item["not_recalled"],
-                            item["unknown"],
-                        ]
-                        for item in b["lessons"]
-                    ],
-                    [
-                        "lesson",
-                        "hits",
-                        "independent",
-                        "recalled",
-                        "index only",
-                        "not recalled",
-                        "unknown",
-                    ],
-                )
-            )
-    return "\n".join(out)
+            lessons = [
+                [i["id"], i["hits"], i["independent"], i["recalled"], i["index_only"],
+                 i["not_recalled"], i["unknown"]]
+                for i in b["lessons"]
+            ]  # fmt: skip
+            out.append(f"\n{name(b['base'])}")
+            out.append(render.table(lessons, LESSON_HITS))
+    return finish("\n".join(out), name, [TOP3])
 
 
 def bodies(doc: dict[str, Any]) -> str:
+    name = of_docs(doc["bases"])
     rows = [
-        [b["base"], b["reads"], b["tokens"], b["large_reads"], b["large_tokens"], b["large_share"]]
+        [name(b["base"]), b["reads"], b["tokens"], b["large_reads"], b["large_tokens"],
+         formats.percent(b["large_share"])]
         for b in doc["bases"]
-    ]
-    out = [
-        render.table(
-            rows, ["base", "reads", "tokens", "large reads", "large tokens", "large share"]
-        )
-    ]
+    ]  # fmt: skip
+    headers = ["base", "reads", "tokens", "large reads", "large tokens", "large share"]
+    out = [render.table(rows, headers)]
     for b in doc["bases"]:
         if b["lessons"]:
-            out.append(f"\n{b['base']}")
-            out.append(
-                render.table(
-                    [
-                        [i["id"], i["reads"], i["tokens"], i["body_bytes"], i["journal_share"]]
-                        for i in b["lessons"][:15]
-                    ],
-                    ["lesson", "reads", "tokens", "body bytes", "journal share"],
-                )
-            )
-    return "\n".join(out)
+            lessons = [
+                [i["id"], i["reads"], i["tokens"], formats.size(i["body_bytes"]),
+                 formats.percent(i["journal_share"])]
+                for i in b["lessons"][:15]
+            ]  # fmt: skip
+            out.append(f"\n{name(b['base'])}")
+            out.append(render.table(lessons, ["lesson", "reads", "tokens", "body", "journal"]))
+    return finish("\n".join(out), name)
 
 
 def cost(doc: dict[str, Any]) -> str:
+    """One row per ritual; a base column when the rows are the lessons' own rituals."""
+    name = of_docs(doc["rituals"])
     rows = [
         [
             r["pattern"],
@@ -153,26 +123,20 @@ def cost(doc: dict[str, Any]) -> str:
             r["untimed_calls"],
             r["total_hours"],
             r["hours_per_week"],
-            r["median_s"],
-            r["p90_s"],
-            r["share_of_active_time"],
+            formats.seconds(r["median_s"]),
+            formats.seconds(r["p90_s"]),
+            formats.percent(r["share_of_active_time"]),
         ]
         for r in doc["rituals"]
     ]
-    return render.table(
-        rows,
-        [
-            "pattern",
-            "lesson",
-            "calls",
-            "untimed",
-            "hours",
-            "hours/week",
-            "median s",
-            "p90 s",
-            "share of active",
-        ],
-    )
+    headers = ["ritual", "lesson", "calls", "untimed", "hours", "h/week", "median", "p90",
+               "active"]  # fmt: skip
+    if name.names:
+        rows = [[name(r.get("base") or "-"), *row] for r, row in zip(doc["rituals"], rows,
+                                                                     strict=True)]  # fmt: skip
+        headers = ["base", *headers]
+    notes = ["untimed: calls without a result, not timed; active: share of session active time"]
+    return finish(render.table(rows, headers), name, notes)
 
 
 def recalled(doc: dict[str, Any]) -> str:

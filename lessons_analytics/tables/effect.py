@@ -4,46 +4,79 @@ from __future__ import annotations
 
 from typing import Any
 
-from lessons_analytics import render
+from lessons_analytics import formats, render
+from lessons_analytics.tables.names import finish, of_docs
+
+NOTES = [
+    "before, after: sessions with a hit / exposed sessions, before and after the lesson became",
+    "  active; change: after - before in points, 95 % interval; p: one-sided Fisher test;",
+    "  needed: exposed sessions a halving needs; recalled, not recalled: hits / sessions after",
+    "  activation by whether the lesson was recalled before the miss",
+]
+GROUP_NOTES = [
+    "groups: changes to a base with their numbers over the sessions before and after;",
+    "  * confounded: changes too close to tell apart share one group",
+]
 
 
 def effect(doc: dict[str, Any]) -> str:
+    if not doc["bases"]:
+        return "no lesson bases in the warehouse"
+    name = of_docs(doc["bases"])
     out: list[str] = []
+    groups = False
     for entry in doc["bases"]:
-        out.append(entry["base"])
-        out.append(render.table([_lesson_row(r) for r in entry["lessons"]],
-                                ["lesson", "status", "before", "after", "diff (95 %)", "p",
-                                 "needed", "recalled", "not recalled", "verdict"]))  # fmt: skip
+        lessons = entry["lessons"]
+        out.append(name(entry["base"]))
+        out.append(render.table([_lesson_row(r) for r in lessons],
+                                ["lesson", "status", "before", "after", "change (95 %)", "p",
+                                 "verdict"]))  # fmt: skip
+        out.append("")
+        out.append(render.table([_recall_row(r) for r in lessons],
+                                ["lesson", "needed", "recalled", "not recalled"]))  # fmt: skip
         if entry["interventions"]:
+            groups = True
+            out.append("")
             out.append(render.table([_group_row(g) for g in _groups(entry["interventions"])],
                                     ["group", "commits", "days", "kinds", "coverage",
                                      "blind", "hit rate"]))  # fmt: skip
         out.append("")
-    if not doc["bases"]:
-        out.append("no lesson bases in the warehouse")
-    return "\n".join(out)
+    return finish("\n".join(out[:-1]), name, NOTES + (GROUP_NOTES if groups else []))
 
 
-def _per100(k: int, n: int) -> str:
-    return f"{k}/{n}" if not n else f"{k}/{n} = {100 * min(k, n) / n:.1f}"
+def _rate(k: int, n: int) -> str:
+    """``16/38 (42 %)``; the percentage is the rate the statistics use, hits capped at the
+    sessions they are divided by."""
+    if not n:
+        return f"{formats.integer(k)}/0"
+    return f"{formats.integer(k)}/{formats.integer(n)} ({formats.percent(min(k, n) / n)})"
 
 
 def _points(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:+.1f}"
+    return "-" if value is None else f"{100 * value:+.0f}"
+
+
+def _p(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return "<0.001" if value < 0.001 else f"{value:.2g}"
 
 
 def _lesson_row(row: dict[str, Any]) -> list[Any]:
-    diff = (
+    change = (
         f"{_points(row['diff'])} [{_points(row['diff_lo'])}, {_points(row['diff_hi'])}]"
         if row["diff"] is not None
         else "-"
     )
-    p = "-" if row["p_value"] is None else f"{row['p_value']:.3g}"
-    return [row["lesson_id"], row["status"], _per100(row["hits_before"], row["exposed_before"]),
-            _per100(row["hits_after"], row["exposed_after"]), diff, p,
-            row["sessions_needed"] if row["sessions_needed"] is not None else "-",
+    return [row["lesson_id"], row["status"], _rate(row["hits_before"], row["exposed_before"]),
+            _rate(row["hits_after"], row["exposed_after"]), change, _p(row["p_value"]),
+            row["verdict"]]  # fmt: skip
+
+
+def _recall_row(row: dict[str, Any]) -> list[Any]:
+    return [row["lesson_id"], row["sessions_needed"],
             f"{row['recalled_hits']}/{row['recalled_sessions']}",
-            f"{row['unrecalled_hits']}/{row['unrecalled_sessions']}", row["verdict"]]  # fmt: skip
+            f"{row['unrecalled_hits']}/{row['unrecalled_sessions']}"]  # fmt: skip
 
 
 def _groups(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -58,14 +91,15 @@ def _group_row(group: list[dict[str, Any]]) -> list[Any]:
     row, last = group[0], group[-1]
 
     def side(num: str, den: str) -> str:
-        return f"{row[num + '_before']}/{row[den + '_before']} -> {row[num + '_after']}/" + str(
+        return f"{row[num + '_before']}/{row[den + '_before']}→{row[num + '_after']}/" + str(
             row[den + "_after"]
         )
 
     kinds = sorted({kind for change in group for kind in change["kinds"]})
-    days = row["committed_at"].date().isoformat()
-    if last["committed_at"].date() != row["committed_at"].date():
-        days += f" .. {last['committed_at'].date().isoformat()}"
-    commits = f"{len(group)}{' (confounded)' if row['confounded'] else ''}"
+    first, final = row["committed_at"].date(), last["committed_at"].date()
+    days = first.isoformat()
+    if final != first:
+        days += f"..{final.isoformat()[5 if final.year == first.year else 0:]}"
+    commits = f"{len(group)}{'*' if row['confounded'] else ''}"
     return [row["group_id"], commits, days, ", ".join(kinds), side("recalled", "sessions"),
             side("blind", "reading_index"), side("hit_sessions", "sessions")]  # fmt: skip

@@ -1,7 +1,9 @@
-"""Summaries of the runs that fill the warehouse: ingest."""
+"""Summaries of the runs that fill the warehouse (ingest) and what to run next."""
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
 from typing import Any
 
 from lessons_analytics.ingest import IngestReport
@@ -21,3 +23,12 @@ def ingest_summary(report: IngestReport) -> str:
             f"load errors: {t['load_errors']}",
         ]
     )
+
+
+EXPLORE = ["heads", "coverage", "hits", "bodies", "cost --rituals", "effect"]
+
+
+def explore(db: Path) -> str:
+    """The analysis commands over `db`, one a line, quoted to paste into a POSIX shell."""
+    prefix = f"lessons-analytics --db {shlex.quote(str(db))}"
+    return "explore:\n" + "\n".join(f"  {prefix} {command}" for command in EXPLORE)
