@@ -3,26 +3,31 @@
 from __future__ import annotations
 
 import shlex
+import textwrap
 from pathlib import Path
 from typing import Any
 
 from lessons_analytics.ingest import IngestReport
 
+WIDTH = 100
+
 
 def ingest_summary(report: IngestReport) -> str:
     t: dict[str, Any] = report.totals
     tools = ", ".join(f"{name} {count}" for name, count in list(t["by_tool"].items())[:8])
-    return "\n".join(
-        [
-            f"files: {report.files_seen} seen, {report.files_loaded} loaded, "
-            f"{report.lines_loaded} new lines",
-            f"sessions: {t['sessions']}  agent runs: {t['agent_runs']}  "
-            f"tool calls: {t['tool_calls']}" + (f" ({tools})" if tools else ""),
-            f"file reads: {t['file_reads']}  bases: {t['bases']}  lessons: {t['lessons']}  "
-            f"hits: {t['hits']}",
-            f"load errors: {t['load_errors']}",
-        ]
-    )
+    lines = [
+        f"files: {report.files_seen} seen, {report.files_loaded} loaded, "
+        f"{report.lines_loaded} new lines",
+        f"sessions: {t['sessions']}  agent runs: {t['agent_runs']}  tool calls: {t['tool_calls']}",
+    ]
+    if tools:  # the eight most used tools, wrapped to the width of the tables
+        lines.append(textwrap.fill(f"  {tools}", WIDTH, subsequent_indent="  "))
+    lines += [
+        f"file reads: {t['file_reads']}  bases: {t['bases']}  lessons: {t['lessons']}  "
+        f"hits: {t['hits']}",
+        f"load errors: {t['load_errors']}",
+    ]
+    return "\n".join(lines)
 
 
 EXPLORE = ["heads", "coverage", "hits", "bodies", "cost --rituals", "effect"]

@@ -52,16 +52,15 @@ def stats(results: list[BaseStats]) -> str:
 
 def _text(result: BaseStats, name: BaseNames) -> str:
     cells = [_cells(sign) for sign in result.signs]
-    used = max((len(c[0]) for c in cells), default=4) + max(len(c[1]) for c in cells) + max(
-        len(c[2]) for c in cells
-    )
+    headers = ["sign", "value", "fires when", "fired", "lessons"]
+    used = sum(max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers[:3]))
     budget = max(_MIN_LESSONS, WIDTH - used - len("fired") - 4 * 2)
     rows = [[*c, "FIRED" if s.fired else "", _lessons(s.lessons, budget)]
             for c, s in zip(cells, result.signs, strict=True)]  # fmt: skip
     head = f"{name(result.base)}  (as of {result.as_of}; sleep due: " + (
         "yes)" if result.sleep_due else "no)"
     )
-    table = render.table(rows, ["sign", "value", "fires when", "fired", "lessons"])
+    table = render.table(rows, headers)
     classes = [
         f"class-share: {s.value['class']} holds {formats.percent(s.value['share'])} of the hits"
         for s in result.signs
