@@ -55,8 +55,14 @@ def ingest(
     paths: Iterable[Path],
     extra_bases: Iterable[Path] = (),
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> IngestReport:
-    """Load new transcript lines and changed bases, then rebuild the layers."""
+    """Load new transcript lines and changed bases, then rebuild the layers.
+
+    ``progress(total, done)`` returns the per-file tick of the reading stage; ``stage(name)``
+    is told when each later stage starts (``storing rows``, ``building tables``,
+    ``committing``, ``counting``), so a progress display need not sit at 100 % through them.
+    """
     try:
         con = warehouse.connect(db_path)
     except Exception as exc:
@@ -64,7 +70,7 @@ def ingest(
             raise warehouse.disk_full(exc, db_path) from None
         raise
     try:
-        return _run(con, list(paths), list(extra_bases), progress)
+        return _run(con, list(paths), list(extra_bases), progress, stage or (lambda _name: None))
     except Exception as exc:
         # one clear line instead of DuckDB's (or a spool writer's) traceback
         if warehouse.is_disk_full(exc):
@@ -80,6 +86,7 @@ def _run(
     paths: list[Path],
     extra_bases: list[Path],
     progress: Callable[[int, int], Callable[[int], None]] | None,
+    stage: Callable[[str], None],
 ) -> IngestReport:
     warehouse.ensure_raw_tables(con)
     if exchange.is_central(con):
@@ -119,6 +126,7 @@ def _run(
                 outcome.files_loaded += chunk.outcome.files_loaded
                 outcome.lines_loaded += chunk.outcome.lines_loaded
                 outcome.states.extend(chunk.outcome.states)
+            stage("storing rows")
             for table, files in spooled.items():
                 warehouse.append_parquet(con, table, files)
         warehouse.write_states(con, outcome.states)
@@ -144,8 +152,10 @@ def _run(
                 and (refresh.links_only_added or not refresh.links_changed)
             )
             report.build = "incremental" if incremental else "full"
+            stage("building tables")
             transform.build(con, _affected_sessions(con) if incremental else None)
             _record_build(con, models)
+        stage("committing")
         con.commit()
     except BaseException:
         # a failed commit has already ended the transaction: rolling back again would only
@@ -153,6 +163,7 @@ def _run(
         with contextlib.suppress(duckdb.Error):
             con.rollback()
         raise
+    stage("counting")
     report.totals = totals(con)
     return report
 

@@ -86,3 +86,33 @@ def test_strict_exits_1_on_load_errors(tmp_path: Path) -> None:
     good = DATA / "projects" / "-home-dev-shop" / "a1000000-0000-4000-8000-0000000000a1.jsonl"
     code, _, _ = invoke("--db", str(tmp_path / "ok.duckdb"), "ingest", str(good), "--strict")
     assert code == 0
+
+
+def test_ingest_names_each_stage_after_reading(tmp_path: Path) -> None:
+    """The stages after the per-file bar, in order; a second run with nothing new builds
+    nothing, so it skips that stage."""
+    from lessons_analytics.ingest import ingest
+
+    stages: list[str] = []
+    ingest(tmp_path / "w.duckdb", [DATA / "projects"], stage=stages.append)
+    assert stages == ["storing rows", "building tables", "committing", "counting"]
+    stages.clear()
+    ingest(tmp_path / "w.duckdb", [DATA / "projects"], stage=stages.append)
+    assert stages == ["storing rows", "committing", "counting"]
+
+
+def test_a_stage_ends_the_reading_bar_and_prints_its_name(capsys) -> None:  # type: ignore[no-untyped-def]
+    from lessons_analytics.commands.ingest import _stage_line
+
+    class Bar:
+        closed = 0
+
+        def __exit__(self, *args: object) -> None:
+            Bar.closed += 1
+
+    bars: list[object] = [Bar()]
+    stage = _stage_line(bars)
+    stage("building tables")
+    stage("committing")
+    assert Bar.closed == 1 and bars == []  # closed once, at the first stage
+    assert capsys.readouterr().err == "ingest: building tables ...\ningest: committing ...\n"

@@ -56,7 +56,13 @@ def ingest_cmd(
     show = not (app.quiet or as_json) and sys.stderr.isatty()
     bars: list[Any] = []
     try:
-        report = ingest(app.db_path, sources, bases, progress=_progress_bar(bars) if show else None)
+        report = ingest(
+            app.db_path,
+            sources,
+            bases,
+            progress=_progress_bar(bars) if show else None,
+            stage=_stage_line(bars) if show else None,
+        )
     except LessonsAnalyticsError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
@@ -78,12 +84,24 @@ def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]
     """A progress bar on stderr, closed by the caller (unchanged files never tick)."""
 
     def start(total: int, _done: int) -> Callable[[int], None]:
-        bar = click.progressbar(length=total, label="ingest", file=sys.stderr)
+        bar = click.progressbar(length=total, label="ingest: reading", file=sys.stderr)
         bar.__enter__()
         bars.append(bar)
         return bar.update
 
     return start
+
+
+def _stage_line(bars: list[Any]) -> Callable[[str], None]:
+    """After the reading bar, one line per later stage: the bar ends where reading does."""
+
+    def stage(name: str) -> None:
+        for bar in bars:
+            bar.__exit__(None, None, None)
+        bars.clear()
+        click.echo(f"ingest: {name} ...", err=True)
+
+    return stage
 
 
 def _ingest_parquet(app: AppContext, folders: list[Path], as_json: bool) -> None:
