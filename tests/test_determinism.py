@@ -2,8 +2,9 @@
 
 The raw tables of one ingest are copied, their rows shuffled (seeded) and the layers rebuilt
 with another thread count: every intermediate table and mart must hash the same, row for
-row. An ``arg_min``/``row_number`` that breaks ties by scan order fails here. The fixtures
-and, when present, both real corpora are loaded: real logs are full of tied timestamps.
+row. An ``arg_min``/``row_number`` that breaks ties by scan order fails here. Once on the
+fixtures alone, once (marked ``real``, when present) with both real corpora as well: real
+logs are full of tied timestamps.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ DATA = Path(__file__).parent / "data"
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
 
-def _sources() -> list[Path]:
+def _sources(corpora: bool) -> list[Path]:
     found = [DATA / "projects", DATA / "codex"]
-    found += [CORPORA / name for name in ("real", "real2") if (CORPORA / name).is_dir()]
+    if corpora:
+        found += [CORPORA / name for name in ("real", "real2") if (CORPORA / name).is_dir()]
     return found
 
 
@@ -58,10 +60,23 @@ def _rebuild(db: Path, threads: int, shuffle_seed: float | None) -> dict[str, tu
         con.close()
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(
+    scope="module",
+    params=[
+        "fixtures",
+        # the real corpora too: real logs are full of tied timestamps (`pytest -m real`)
+        pytest.param(
+            "corpora",
+            marks=[
+                pytest.mark.real,
+                pytest.mark.skipif(not CORPORA.is_dir(), reason="real corpora not present"),
+            ],
+        ),
+    ],
+)
+def loaded(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     db = tmp_path_factory.mktemp("det") / "w.duckdb"
-    report = ingest(db, _sources())
+    report = ingest(db, _sources(request.param == "corpora"))
     assert report.document()["load_errors"] == 0
     return db
 

@@ -16,7 +16,10 @@ import pytest
 from lessons_analytics.ingest import ingest
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "real"
-pytestmark = pytest.mark.skipif(not REAL.is_dir(), reason="real corpus not present")
+pytestmark = [
+    pytest.mark.real,
+    pytest.mark.skipif(not REAL.is_dir(), reason="real corpus not present"),
+]
 
 
 def _independent_counts() -> Counter[str]:

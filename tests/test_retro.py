@@ -359,6 +359,7 @@ def test_since_narrows_the_signals(fixture_db: Path) -> None:
     )
 
 
+@pytest.mark.real
 @pytest.mark.skipif(not REAL.is_dir(), reason="real corpus not present")
 def test_retro_on_the_real_corpus(tmp_path: Path) -> None:
     db = tmp_path / "real.duckdb"

@@ -18,10 +18,13 @@ from lessons_analytics.retro import collect
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 SAMPLE = Path(__file__).parent / "data" / "retro" / "real_sample.json"
 
-pytestmark = pytest.mark.skipif(
-    not (SHARED / "real").is_dir() or not (SHARED / "real2").is_dir(),
-    reason="real corpora not present",
-)
+pytestmark = [
+    pytest.mark.real,
+    pytest.mark.skipif(
+        not (SHARED / "real").is_dir() or not (SHARED / "real2").is_dir(),
+        reason="real corpora not present",
+    ),
+]
 
 
 @pytest.fixture(scope="module")
