@@ -9,12 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
 from lessons_analytics import sqlfiles
+from lessons_analytics.basefiles import LESSONS_DIR
+from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
 from lessons_analytics.redact import redact_frame, redact_tree
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
@@ -46,6 +49,73 @@ def parse_when(text: str | None, *, end_of_day: bool = False) -> datetime | None
     if end_of_day and len(text) == 10:
         value += timedelta(days=1)
     return value
+
+
+def filter_bases(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...]) -> tuple[str, ...]:
+    """The warehouse bases that ``--base`` paths name. A path names a base as its
+    ``LESSONS/`` folder or as the project holding it, on disk or as the warehouse recorded it
+    (a base imported from another machine need not exist here). A path that names no base
+    of the warehouse is an error naming it: a typo must not filter everything away."""
+    known = {row[0] for row in con.execute("select base_path from dim_bases").fetchall()}
+    out = []
+    for path in paths:
+        absolute = Path(path).expanduser().absolute()
+        on_disk = [p.resolve() for p in (absolute, absolute / LESSONS_DIR)
+                   if p.name == LESSONS_DIR and p.is_dir()]  # fmt: skip
+        candidates = [str(p) for p in (*on_disk, absolute, absolute / LESSONS_DIR)]
+        match = next((c for c in candidates if c in known), None)
+        if match is not None:
+            out.append(match)
+        elif on_disk:
+            raise BaseNotFound(
+                f"--base {path}: {on_disk[0]} is not in the warehouse;"
+                f" run `lessons-analytics ingest --base {path}` first"
+            )
+        else:
+            raise BaseNotFound(
+                f"--base {path}: no {LESSONS_DIR}/ folder there, and no such base in the warehouse"
+            )
+    return tuple(out)
+
+
+def has_bases(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the warehouse holds any lesson base (a first run over logs alone has none)."""
+    rows = con.execute("select count(*) from dim_bases").fetchall()
+    return bool(rows[0][0])
+
+
+def resolve_session(con: duckdb.DuckDBPyConnection, text: str) -> str:
+    """The session id that ``text`` is, or is the unique prefix of (retro's digest prints
+    short ids). No match or several matches is ``SessionNotFound``."""
+    rows = con.execute(
+        "select session_id from fct_sessions where starts_with(session_id, ?)"
+        " order by session_id limit 6",
+        [text],
+    ).fetchall()
+    ids = [row[0] for row in rows]
+    if text in ids or len(ids) == 1:
+        return text if text in ids else str(ids[0])
+    if not ids:
+        raise SessionNotFound(
+            f"--session {text}: no session in the warehouse has this id or prefix"
+        )
+    (count,) = con.execute(
+        "select count(*) from fct_sessions where starts_with(session_id, ?)", [text]
+    ).fetchall()[0]
+    raise SessionNotFound(
+        f"--session {text}: ambiguous prefix, {count} sessions start with it"
+        f" ({', '.join(ids[:3])}, ...); give more characters"
+    )
+
+
+def check_pattern(con: duckdb.DuckDBPyConnection, pattern: str) -> None:
+    """``InvalidValue`` naming ``pattern`` and the engine's complaint unless it is a regex
+    DuckDB (RE2) compiles: the ritual queries would otherwise fail half-way."""
+    try:
+        con.execute("select regexp_matches('', ?)", [pattern]).fetchall()
+    except duckdb.InvalidInputException as exc:
+        reason = str(exc).strip().splitlines()[0].removeprefix("Invalid Input Error: ")
+        raise InvalidValue(f"PATTERN {pattern!r} is not a valid regex: {reason}") from exc
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> pl.DataFrame:
@@ -296,6 +366,7 @@ def cost_document(
 ) -> dict[str, Any]:
     rituals = []
     if pattern is not None:
+        check_pattern(con, pattern)
         rituals.append(ritual_cost(con, pattern, filters, None, gap_cap_s))
     else:
         for item in lesson_rituals(con, filters, lesson):

@@ -9,9 +9,9 @@ from typing import Any
 
 import click
 
-from lessons_analytics.errors import LessonsAnalyticsError
+from lessons_analytics.bases import resolve_base
 from lessons_analytics.ingest import IngestReport, ingest
-from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.options import AppContext, echo_json, json_option, warn
 from lessons_analytics.paths import default_sources
 
 
@@ -52,12 +52,12 @@ def ingest_cmd(
         _ingest_parquet(app, list(parquet_dirs), as_json)
         return
     sources = list(paths) or [p for p in default_sources() if p.exists()]
+    for base in bases:  # a typo in --base fails before anything is loaded
+        resolve_base(base)
     show = not (app.quiet or as_json) and sys.stderr.isatty()
     bars: list[Any] = []
     try:
         report = ingest(app.db_path, sources, bases, progress=_progress_bar(bars) if show else None)
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
     finally:
         for bar in bars:
             bar.__exit__(None, None, None)
@@ -69,8 +69,24 @@ def ingest_cmd(
     if errors and not app.quiet and not as_json:
         for error in report.totals["errors"][:20]:
             click.echo(f"{error['file']}:{error['line']}: {error['reason']}", err=True)
+    if not as_json:
+        for line in closing_lines(report, app):
+            warn(line, app)
     if strict and errors:
         raise click.ClickException(f"{errors} input(s) could not be loaded (--strict)")
+
+
+def closing_lines(report: IngestReport, app: AppContext) -> list[str]:
+    """Where the warehouse is, and on a first run without any base what to do next."""
+    lines = []
+    if not report.totals.get("bases"):
+        lines.append(
+            "no lesson base found: no session ran in a folder holding LESSONS/. Give one with"
+            " `lessons-analytics ingest --base PATH`, or run `lessons-analytics retro` to find"
+            " the failure signals that can seed a base."
+        )
+    lines.append(f"warehouse: {app.db_path}")
+    return lines
 
 
 def summary_text(report: IngestReport) -> str:
@@ -104,10 +120,7 @@ def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]
 def _ingest_parquet(app: AppContext, folders: list[Path], as_json: bool) -> None:
     from lessons_analytics.exchange import import_parquet
 
-    try:
-        report = import_parquet(app.db_path, folders)
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
+    report = import_parquet(app.db_path, folders)
     if as_json:
         echo_json(report.document())
     elif not app.quiet:
