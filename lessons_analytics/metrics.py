@@ -322,6 +322,9 @@ def ritual_cost(
         .to_dicts()
     )
     active = float(scope["active_seconds"] or 0.0)
+    inside = query(
+        con, "cost_active", **params, call_ids=calls["tool_use_id"].to_list() or None
+    ).to_dicts()[0]
     return {
         "pattern": pattern,
         "lesson": lesson,
@@ -333,7 +336,8 @@ def ritual_cost(
         "by_week": by_week,
         "median_s": _quantile(timed, 0.5),
         "p90_s": _quantile(timed, 0.9),
-        "share_of_active_time": (seconds / active) if active else None,
+        # the active time inside the calls, not their durations: see queries/cost_active.sql
+        "share_of_active_time": (float(inside["active_seconds"]) / active) if active else None,
         "sessions_in_scope": int(scope["sessions"] or 0),
     }
 
