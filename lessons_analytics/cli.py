@@ -64,12 +64,17 @@ class _LazyGroup(click.Group):
         except LessonsAnalyticsError as exc:
             raise _OneLine(str(exc)) from exc
         except OSError as exc:
-            if exc.filename is None:  # not about a path the user named
-                raise
-            raise _OneLine(f"{exc.filename}: {exc.strerror or exc}") from exc
+            if exc.filename is not None:
+                raise _OneLine(f"{exc.filename}: {exc.strerror or exc}") from exc
+            if isinstance(exc, _PATH_ERRORS):  # a writer that names the path in its text only
+                raise _OneLine(_first_line(exc)) from exc
+            raise  # not about a path the user named
         except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
             # what a user typed (a value bound into a query) that the engine refuses
             raise _OneLine(_first_line(exc)) from exc
+
+
+_PATH_ERRORS = (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)
 
 
 class _OneLine(click.ClickException):

@@ -104,7 +104,7 @@ def resolve_session(con: duckdb.DuckDBPyConnection, text: str) -> str:
     ).fetchall()[0]
     raise SessionNotFound(
         f"--session {text}: ambiguous prefix, {count} sessions start with it"
-        f" ({', '.join(ids[:3])}, ...); give more characters"
+        f" ({', '.join(ids[:3])}{', ...' if count > 3 else ''}); give more characters"
     )
 
 

@@ -374,7 +374,10 @@ def recalled_cmd(
 
 
 @click.command("query")
-@click.argument("name")
+@click.argument("name", required=False)
+@click.option(
+    "--list", "list_all", is_flag=True, help="List the queries: purpose and parameters."
+)
 @click.option(
     "-p",
     "--param",
@@ -410,7 +413,8 @@ def recalled_cmd(
 @click.pass_obj
 def query_cmd(
     app: AppContext,
-    name: str,
+    name: str | None,
+    list_all: bool,
     params: tuple[tuple[str, str], ...],
     as_json: bool,
     as_csv: bool,
@@ -421,7 +425,16 @@ def query_cmd(
     """Run a named query of queries/ (or a .sql file) and print or save its rows.
 
     Example: lessons-analytics query heads_reads -p bases '[]' --csv
+
+    Example: lessons-analytics query --list
     """
+    if list_all or name is None:
+        if name is not None:
+            raise click.UsageError("give NAME or --list, not both")
+        if not list_all:
+            raise click.UsageError("give a query NAME (see `lessons-analytics query --list`)")
+        _list_queries(as_json)
+        return
     bound: dict[str, Any] = {key: _param_value(value) for key, value in params}
     if engine == "spark":
         if not contracts:
@@ -441,6 +454,16 @@ def query_cmd(
     # what leaves the warehouse is redacted, in every format
     frame = redact_frame(run_user_sql(app.db_path, sql, bound))
     _emit(frame, parquet, as_json, as_csv)
+
+
+def _list_queries(as_json: bool) -> None:
+    catalog = sqlfiles.query_catalog()
+    if as_json:
+        echo_json({"schema": "lessons-analytics/query-list/1", "queries": catalog})
+        return
+    for item in catalog:
+        params = " ".join(f"${p}" for p in item["parameters"]) or "none"
+        click.echo(f"{item['name']}  {item['purpose']}\n    parameters: {params}")
 
 
 def _emit(frame: pl.DataFrame, parquet: Path | None, as_json: bool, as_csv: bool) -> None:

@@ -77,10 +77,10 @@ def analysis(
     empty one (exit 0: the answer "nothing to measure yet" is not an error)."""
 
     def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-        chosen = filters(con, bases, since, until)
+        document = build(con, filters(con, bases, since, until))
         if needs_base and not metrics.has_bases(con):
             warn(NO_BASE, app)
-        return build(con, chosen)
+        return document
 
     return run(app, build_all)
 

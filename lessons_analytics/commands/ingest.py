@@ -85,7 +85,7 @@ def closing_lines(report: IngestReport, app: AppContext) -> list[str]:
             " `lessons-analytics ingest --base PATH`, or run `lessons-analytics retro` to find"
             " the failure signals that can seed a base."
         )
-    lines.append(f"warehouse: {app.db_path}")
+    lines.append(f"warehouse: {app.db_path.absolute()}")
     return lines
 
 
