@@ -37,6 +37,32 @@ class Filters:
             "until": self.until,
         }
 
+    def partial_weeks(self) -> set[str]:
+        """ISO weeks (``YYYY-Www``) that ``since``/``until`` cut: a week series shows them
+        marked ``partial`` (in ``by_week`` and the tables) rather than as a trend point
+        whose counts are a few days' worth."""
+        cut = set()
+        if self.since is not None and not _week_start(self.since):
+            cut.add(_week_label(self.since))
+        if self.until is not None and not _week_start(self.until):
+            cut.add(_week_label(self.until))  # the until instant itself is excluded
+        return cut
+
+
+def _week_start(at: datetime) -> bool:
+    at = at.astimezone(UTC)
+    return at.isoweekday() == 1 and at.time() == datetime.min.time()
+
+
+def _week_label(at: datetime) -> str:
+    year, week, _ = at.astimezone(UTC).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def mark_partial(weeks: list[dict[str, Any]], filters: Filters) -> list[dict[str, Any]]:
+    cut = filters.partial_weeks()
+    return [{**week, "partial": week["week"] in cut} for week in weeks]
+
 
 def parse_when(text: str | None, *, end_of_day: bool = False) -> datetime | None:
     """``YYYY-MM-DD`` or an ISO timestamp, as UTC. A bare date given as an upper bound
@@ -177,7 +203,7 @@ def heads_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[str
         entry: dict[str, Any] = {"base": base}
         entry.update({name: int(row.get(name) or 0) for name in HEADS_FIELDS})
         entry["by_method"] = {m["method"]: m["reads"] for m in methods.get(base, [])}
-        entry["by_week"] = weeks.get(base, [])
+        entry["by_week"] = mark_partial(weeks.get(base, []), filters)
         out.append(entry)
     return envelope("heads", out)
 
@@ -197,19 +223,22 @@ def coverage_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[
                 "sessions_recalled": int(row.get("sessions_recalled") or 0),
                 "coverage": row.get("coverage"),
                 "index_read_share": row.get("index_read_share"),
-                "by_week": [
-                    {
-                        k: w[k]
-                        for k in (
-                            "week",
-                            "sessions_in_scope",
-                            "sessions_reading_index",
-                            "sessions_recalled",
-                            "coverage",
-                        )
-                    }
-                    for w in weeks.get(base, [])
-                ],
+                "by_week": mark_partial(
+                    [
+                        {
+                            k: w[k]
+                            for k in (
+                                "week",
+                                "sessions_in_scope",
+                                "sessions_reading_index",
+                                "sessions_recalled",
+                                "coverage",
+                            )
+                        }
+                        for w in weeks.get(base, [])
+                    ],
+                    filters,
+                ),
             }
         )
     return envelope("coverage", out)
@@ -333,7 +362,7 @@ def ritual_cost(
         "total_hours": seconds / 3600,
         "hours_per_week": (seconds / 3600 / weeks) if weeks else None,
         "weeks": weeks,
-        "by_week": by_week,
+        "by_week": mark_partial(by_week, filters),
         "median_s": _quantile(timed, 0.5),
         "p90_s": _quantile(timed, 0.9),
         # the active time inside the calls, not their durations: see queries/cost_active.sql

@@ -92,7 +92,7 @@ def coverage_cmd(
                 render.table(
                     [
                         [
-                            w["week"],
+                            w["week"] + (" (partial)" if w["partial"] else ""),
                             w["sessions_in_scope"],
                             render.share(w["sessions_recalled"], w["sessions_in_scope"]),
                         ]
@@ -101,6 +101,11 @@ def coverage_cmd(
                     ["week", "sessions", "recalled"],
                 )
             )
+            if any(w["partial"] for w in b["by_week"]):
+                click.echo(
+                    "(partial) --since/--until start or end inside that week: its counts"
+                    " cover only part of it, not a trend point"
+                )
 
 
 @click.command("hits")
