@@ -64,6 +64,9 @@ class _LazyGroup(click.Group):
         except LessonsAnalyticsError as exc:
             raise _OneLine(str(exc)) from exc
         except OSError as exc:
+            if isinstance(exc, FileExistsError) and exc.filename is not None:
+                # mkdir(exist_ok=True) over a file: "File exists" would read as a success
+                raise _OneLine(f"{exc.filename}: is a file, not a folder") from exc
             if exc.filename is not None:
                 raise _OneLine(f"{exc.filename}: {exc.strerror or exc}") from exc
             if isinstance(exc, _PATH_ERRORS):  # a writer that names the path in its text only

@@ -473,7 +473,8 @@ def _list_queries(as_json: bool) -> None:
 
 def _emit(frame: pl.DataFrame, parquet: Path | None, as_json: bool, as_csv: bool) -> None:
     if parquet is not None:
-        frame.write_parquet(parquet)
+        with parquet.open("wb") as out:  # open() names the path in its OSError; polars not
+            frame.write_parquet(out)
         click.echo(f"{frame.height} rows -> {parquet}", err=True)
     elif as_json:
         echo_json(frame.to_dicts())
