@@ -69,15 +69,15 @@ def ingest_cmd(
     if errors and not app.quiet and not as_json:
         for error in report.totals["errors"][:20]:
             click.echo(f"{error['file']}:{error['line']}: {error['reason']}", err=True)
-    if not as_json:
-        for line in closing_lines(report, app):
-            warn(line, app)
+    for line in closing_lines(report, app, as_json):
+        warn(line, app)
     if strict and errors:
         raise click.ClickException(f"{errors} input(s) could not be loaded (--strict)")
 
 
-def closing_lines(report: IngestReport, app: AppContext) -> list[str]:
-    """Where the warehouse is, and on a first run without any base what to do next."""
+def closing_lines(report: IngestReport, app: AppContext, as_json: bool) -> list[str]:
+    """On a run that leaves the warehouse without any base, what to do next (under --json
+    too: it is advice on stderr, not data); then, but for --json, where the warehouse is."""
     lines = []
     if not report.totals.get("bases"):
         lines.append(
@@ -85,7 +85,8 @@ def closing_lines(report: IngestReport, app: AppContext) -> list[str]:
             " `lessons-analytics ingest --base PATH`, or run `lessons-analytics retro` to find"
             " the failure signals that can seed a base."
         )
-    lines.append(f"warehouse: {app.db_path.absolute()}")
+    if not as_json:
+        lines.append(f"warehouse: {app.db_path.absolute()}")
     return lines
 
 
