@@ -129,7 +129,9 @@ def test_ritual_cost(con: duckdb.DuckDBPyConnection) -> None:
     assert r["hours_per_week"] == pytest.approx(420 / 3600 / 2)
     assert r["median_s"] == pytest.approx(210)
     assert r["p90_s"] == pytest.approx(282)
-    assert r["by_week"] == [{"week": "2026-W46", "calls": 3, "hours": pytest.approx(420 / 3600)}]
+    assert r["by_week"] == [
+        {"week": "2026-W46", "calls": 3, "hours": pytest.approx(420 / 3600), "partial": False}
+    ]
 
 
 def test_lesson_ritual(con: duckdb.DuckDBPyConnection) -> None:
