@@ -5,6 +5,7 @@ exits 0 and, under --json, prints the empty document."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,28 @@ def test_ritual_time_of_a_regex_needs_no_base(no_base: Path) -> None:
     # two calls of 30 s each; each session's events are 10 s and 30 s apart
     assert (ritual["calls"], ritual["total_hours"]) == (2, 60 / 3600)
     assert ritual["share_of_active_time"] == pytest.approx(60 / 80)
+
+
+REAL = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "real"
+
+
+@pytest.mark.real
+@pytest.mark.skipif(not REAL.is_dir(), reason="real corpus not present")
+def test_real_logs_without_a_base(tmp_path: Path) -> None:
+    # independent count: no working directory of the corpus has a LESSONS/ folder on disk
+    # on its way up (the corpus comes from other machines)
+    cwds = {
+        found.group(1)
+        for path in REAL.rglob("*.jsonl")
+        for found in re.finditer(r'"cwd":\s*"([^"]+)"', path.read_text(errors="replace"))
+    }
+    folders = {parent for c in cwds for parent in [Path(c), *Path(c).parents]}
+    assert cwds and not any((folder / "LESSONS").is_dir() for folder in folders)
+    db = tmp_path / "real.duckdb"
+    result = run(db, "ingest", str(REAL))
+    assert result.exit_code == 0
+    assert "bases: 0" in result.stdout
+    assert result.stderr.endswith(INGEST_NOTE + f"warehouse: {db}\n")
+    for command in (["heads"], ["hits", "--json"]):
+        answer = run(db, *command)
+        assert (answer.exit_code, answer.stderr) == (0, NOTE)
