@@ -6,10 +6,11 @@ from importlib import import_module
 from pathlib import Path
 
 import click
+import duckdb
 
 from lessons_analytics import __version__
 from lessons_analytics.config import load_config
-from lessons_analytics.errors import ConfigError
+from lessons_analytics.errors import ConfigError, InvalidValue, LessonsAnalyticsError
 from lessons_analytics.options import AppContext
 from lessons_analytics.paths import CONFIG_NAME, default_db_path
 
@@ -51,6 +52,48 @@ class _LazyGroup(click.Group):
         if cmd_name in _COMMANDS and cmd_name not in self.commands:
             self.add_command(_load(cmd_name), cmd_name)
         return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """The one error boundary: a library error, an OS error on a named path or an input
+        the warehouse refuses becomes one ``Error: ...`` line and exit 1 (2 for a bad
+        value); anything else keeps its traceback, because it is a bug."""
+        try:
+            return super().invoke(ctx)
+        except InvalidValue as exc:
+            raise _BadValue(str(exc)) from exc
+        except LessonsAnalyticsError as exc:
+            raise _OneLine(str(exc)) from exc
+        except OSError as exc:
+            if isinstance(exc, FileExistsError) and exc.filename is not None:
+                # mkdir(exist_ok=True) over a file: "File exists" would read as a success
+                raise _OneLine(f"{exc.filename}: is a file, not a folder") from exc
+            if exc.filename is not None:
+                raise _OneLine(f"{exc.filename}: {exc.strerror or exc}") from exc
+            if isinstance(exc, _PATH_ERRORS):  # a writer that names the path in its text only
+                raise _OneLine(_first_line(exc)) from exc
+            raise  # not about a path the user named
+        except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
+            # what a user typed (a value bound into a query) that the engine refuses
+            raise _OneLine(_first_line(exc)) from exc
+
+
+_PATH_ERRORS = (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)
+
+
+class _OneLine(click.ClickException):
+    """``Error: <message>`` on stderr, exit 1."""
+
+
+class _BadValue(click.ClickException):
+    """``Error: <message>`` on stderr, exit 2 as for a usage error, without the usage text
+    (the message names the option or argument already)."""
+
+    exit_code = 2
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

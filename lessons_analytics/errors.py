@@ -29,3 +29,12 @@ class LockBusy(LessonsAnalyticsError):
 
 class SourceNotFound(LessonsAnalyticsError):
     """A transcript path given to ingest does not exist."""
+
+
+class InvalidValue(LessonsAnalyticsError):
+    """A value given on the command line that the library cannot use (a regex that does not
+    compile, a session id prefix that matches nothing): exit 2, like a usage error."""
+
+
+class SessionNotFound(LessonsAnalyticsError):
+    """A session id (or prefix) that names no session of the warehouse, or several."""

@@ -9,12 +9,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
 from lessons_analytics import sqlfiles
+from lessons_analytics.basefiles import LESSONS_DIR
+from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
 from lessons_analytics.redact import redact_frame, redact_tree
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
@@ -34,6 +37,32 @@ class Filters:
             "until": self.until,
         }
 
+    def partial_weeks(self) -> set[str]:
+        """ISO weeks (``YYYY-Www``) that ``since``/``until`` cut: a week series shows them
+        marked ``partial`` (in ``by_week`` and the tables) rather than as a trend point
+        whose counts are a few days' worth."""
+        cut = set()
+        if self.since is not None and not _week_start(self.since):
+            cut.add(_week_label(self.since))
+        if self.until is not None and not _week_start(self.until):
+            cut.add(_week_label(self.until))  # the until instant itself is excluded
+        return cut
+
+
+def _week_start(at: datetime) -> bool:
+    at = at.astimezone(UTC)
+    return at.isoweekday() == 1 and at.time() == datetime.min.time()
+
+
+def _week_label(at: datetime) -> str:
+    year, week, _ = at.astimezone(UTC).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def mark_partial(weeks: list[dict[str, Any]], filters: Filters) -> list[dict[str, Any]]:
+    cut = filters.partial_weeks()
+    return [{**week, "partial": week["week"] in cut} for week in weeks]
+
 
 def parse_when(text: str | None, *, end_of_day: bool = False) -> datetime | None:
     """``YYYY-MM-DD`` or an ISO timestamp, as UTC. A bare date given as an upper bound
@@ -46,6 +75,73 @@ def parse_when(text: str | None, *, end_of_day: bool = False) -> datetime | None
     if end_of_day and len(text) == 10:
         value += timedelta(days=1)
     return value
+
+
+def filter_bases(con: duckdb.DuckDBPyConnection, paths: tuple[Path, ...]) -> tuple[str, ...]:
+    """The warehouse bases that ``--base`` paths name. A path names a base as its
+    ``LESSONS/`` folder or as the project holding it, on disk or as the warehouse recorded it
+    (a base imported from another machine need not exist here). A path that names no base
+    of the warehouse is an error naming it: a typo must not filter everything away."""
+    known = {row[0] for row in con.execute("select base_path from dim_bases").fetchall()}
+    out = []
+    for path in paths:
+        absolute = Path(path).expanduser().absolute()
+        on_disk = [p.resolve() for p in (absolute, absolute / LESSONS_DIR)
+                   if p.name == LESSONS_DIR and p.is_dir()]  # fmt: skip
+        candidates = [str(p) for p in (*on_disk, absolute, absolute / LESSONS_DIR)]
+        match = next((c for c in candidates if c in known), None)
+        if match is not None:
+            out.append(match)
+        elif on_disk:
+            raise BaseNotFound(
+                f"--base {path}: {on_disk[0]} is not in the warehouse;"
+                f" run `lessons-analytics ingest --base {path}` first"
+            )
+        else:
+            raise BaseNotFound(
+                f"--base {path}: no {LESSONS_DIR}/ folder there, and no such base in the warehouse"
+            )
+    return tuple(out)
+
+
+def has_bases(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the warehouse holds any lesson base (a first run over logs alone has none)."""
+    rows = con.execute("select count(*) from dim_bases").fetchall()
+    return bool(rows[0][0])
+
+
+def resolve_session(con: duckdb.DuckDBPyConnection, text: str) -> str:
+    """The session id that ``text`` is, or is the unique prefix of (retro's digest prints
+    short ids). No match or several matches is ``SessionNotFound``."""
+    rows = con.execute(
+        "select session_id from fct_sessions where starts_with(session_id, ?)"
+        " order by session_id limit 6",
+        [text],
+    ).fetchall()
+    ids = [row[0] for row in rows]
+    if text in ids or len(ids) == 1:
+        return text if text in ids else str(ids[0])
+    if not ids:
+        raise SessionNotFound(
+            f"--session {text}: no session in the warehouse has this id or prefix"
+        )
+    (count,) = con.execute(
+        "select count(*) from fct_sessions where starts_with(session_id, ?)", [text]
+    ).fetchall()[0]
+    raise SessionNotFound(
+        f"--session {text}: ambiguous prefix, {count} sessions start with it"
+        f" ({', '.join(ids[:3])}{', ...' if count > 3 else ''}); give more characters"
+    )
+
+
+def check_pattern(con: duckdb.DuckDBPyConnection, pattern: str) -> None:
+    """``InvalidValue`` naming ``pattern`` and the engine's complaint unless it is a regex
+    DuckDB (RE2) compiles: the ritual queries would otherwise fail half-way."""
+    try:
+        con.execute("select regexp_matches('', ?)", [pattern]).fetchall()
+    except duckdb.InvalidInputException as exc:
+        reason = str(exc).strip().splitlines()[0].removeprefix("Invalid Input Error: ")
+        raise InvalidValue(f"PATTERN {pattern!r} is not a valid regex: {reason}") from exc
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> pl.DataFrame:
@@ -107,7 +203,7 @@ def heads_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[str
         entry: dict[str, Any] = {"base": base}
         entry.update({name: int(row.get(name) or 0) for name in HEADS_FIELDS})
         entry["by_method"] = {m["method"]: m["reads"] for m in methods.get(base, [])}
-        entry["by_week"] = weeks.get(base, [])
+        entry["by_week"] = mark_partial(weeks.get(base, []), filters)
         out.append(entry)
     return envelope("heads", out)
 
@@ -127,19 +223,22 @@ def coverage_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[
                 "sessions_recalled": int(row.get("sessions_recalled") or 0),
                 "coverage": row.get("coverage"),
                 "index_read_share": row.get("index_read_share"),
-                "by_week": [
-                    {
-                        k: w[k]
-                        for k in (
-                            "week",
-                            "sessions_in_scope",
-                            "sessions_reading_index",
-                            "sessions_recalled",
-                            "coverage",
-                        )
-                    }
-                    for w in weeks.get(base, [])
-                ],
+                "by_week": mark_partial(
+                    [
+                        {
+                            k: w[k]
+                            for k in (
+                                "week",
+                                "sessions_in_scope",
+                                "sessions_reading_index",
+                                "sessions_recalled",
+                                "coverage",
+                            )
+                        }
+                        for w in weeks.get(base, [])
+                    ],
+                    filters,
+                ),
             }
         )
     return envelope("coverage", out)
@@ -252,6 +351,9 @@ def ritual_cost(
         .to_dicts()
     )
     active = float(scope["active_seconds"] or 0.0)
+    inside = query(
+        con, "cost_active", **params, call_ids=calls["tool_use_id"].to_list() or None
+    ).to_dicts()[0]
     return {
         "pattern": pattern,
         "lesson": lesson,
@@ -260,10 +362,11 @@ def ritual_cost(
         "total_hours": seconds / 3600,
         "hours_per_week": (seconds / 3600 / weeks) if weeks else None,
         "weeks": weeks,
-        "by_week": by_week,
+        "by_week": mark_partial(by_week, filters),
         "median_s": _quantile(timed, 0.5),
         "p90_s": _quantile(timed, 0.9),
-        "share_of_active_time": (seconds / active) if active else None,
+        # the active time inside the calls, not their durations: see queries/cost_active.sql
+        "share_of_active_time": (float(inside["active_seconds"]) / active) if active else None,
         "sessions_in_scope": int(scope["sessions"] or 0),
     }
 
@@ -296,6 +399,7 @@ def cost_document(
 ) -> dict[str, Any]:
     rituals = []
     if pattern is not None:
+        check_pattern(con, pattern)
         rituals.append(ritual_cost(con, pattern, filters, None, gap_cap_s))
     else:
         for item in lesson_rituals(con, filters, lesson):

@@ -28,22 +28,42 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")(func)
 
 
-def filter_options(func: F) -> F:
-    """``--base`` (repeatable), ``--since``, ``--until`` on every analysis command."""
-    func = click.option(
-        "--until", "until", default=None, metavar="DATE", help="Only data before this date."
-    )(func)
-    func = click.option(
-        "--since", "since", default=None, metavar="DATE", help="Only data on or after this date."
-    )(func)
-    func = click.option(
+def base_option(func: F) -> F:
+    """``--base PATH`` (repeatable), the same on every command that reads bases."""
+    return click.option(
         "--base",
         "bases",
         multiple=True,
         type=click.Path(path_type=Path),
         help="A LESSONS/ folder (or the project holding it); repeatable.",
     )(func)
-    return func
+
+
+def since_option(func: F) -> F:
+    return click.option(
+        "--since",
+        "since",
+        default=None,
+        metavar="DATE",
+        help="Only data at or after DATE: YYYY-MM-DD (00:00 UTC) or an ISO timestamp"
+        " (UTC unless it names a zone).",
+    )(func)
+
+
+def until_option(func: F) -> F:
+    return click.option(
+        "--until",
+        "until",
+        default=None,
+        metavar="DATE",
+        help="Only data before DATE: YYYY-MM-DD (that whole day included) or an ISO"
+        " timestamp (UTC unless it names a zone).",
+    )(func)
+
+
+def filter_options(func: F) -> F:
+    """``--base`` (repeatable), ``--since``, ``--until`` on every analysis command."""
+    return base_option(since_option(until_option(func)))
 
 
 def echo_json(document: Any) -> None:

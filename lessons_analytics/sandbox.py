@@ -89,6 +89,8 @@ def run_user_sql(path: Path, sql: str, params: dict[str, Any]) -> pl.DataFrame:
                 "query refused: it reaches outside the warehouse (external access is"
                 f" disabled): {_first_line(exc)}"
             ) from exc
+        except duckdb.Error as exc:  # the user's SQL or values: theirs to fix
+            raise QueryRefused(f"query failed: {_first_line(exc)}") from exc
     finally:
         con.close()
 

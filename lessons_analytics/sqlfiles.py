@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from lessons_analytics.errors import SqlFileNotFound
 
@@ -67,3 +68,35 @@ def _dependency_order(paths: list[Path]) -> list[Path]:
         for name in ready:
             del needs[name]
     return [by_name[name] for name in done]
+
+
+_BOUND = re.compile(r"\$([a-z_][a-z0-9_]*)")
+_SENTENCE_END = re.compile(r"\.(\s|$)")
+
+
+def query_catalog() -> list[dict[str, Any]]:
+    """Every query of ``queries/``: name, one-line purpose (the header's first sentence) and
+    parameters (the ``$names`` the SQL binds, in order of first use: what ``-p`` can set,
+    read from the statement rather than the prose so the list cannot drift from it)."""
+    out: list[dict[str, Any]] = []
+    for path in sorted(queries_root().glob("*.sql")):
+        text = path.read_text(encoding="utf-8")
+        header = []
+        for line in text.splitlines():
+            if not line.startswith("--"):
+                break
+            words = line.removeprefix("--").strip()
+            if words.lower().startswith(("grain:", "parameters:")):
+                break
+            header.append(words)
+        purpose = " ".join(header).removeprefix(f"{path.stem}:").strip()
+        end = _SENTENCE_END.search(purpose)
+        body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("--"))
+        out.append(
+            {
+                "name": path.stem,
+                "purpose": purpose[: end.start() + 1] if end else purpose,
+                "parameters": list(dict.fromkeys(_BOUND.findall(body))),
+            }
+        )
+    return out

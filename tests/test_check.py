@@ -9,6 +9,7 @@ from basebuilder import index_text, lesson_text, make_base
 from click.testing import CliRunner
 
 from lessons_analytics.check import check_base
+from lessons_analytics.cli import cli
 from lessons_analytics.commands.judge import check_cmd
 
 LESSONS = {
@@ -178,7 +179,8 @@ def test_check_cmd_default_is_cwd_and_missing_base_errors(
     runner = CliRunner()
     monkeypatch.chdir(tmp_path / "p" / "LESSONS")  # below the project: found upward
     assert runner.invoke(check_cmd, []).exit_code == 0
-    result = runner.invoke(check_cmd, [str(tmp_path / "nowhere")])
+    # errors become messages at the group's boundary (cli.py), as a user runs it
+    result = runner.invoke(cli, ["check", str(tmp_path / "nowhere")])
     assert result.exit_code == 1 and "no LESSONS/ folder" in result.stderr
 
 

@@ -51,7 +51,7 @@ def test_golden(world: tuple[Path, Path], golden, name: str, fmt: str) -> None: 
     root, db = world
     args = ["--db", str(db), *COMMANDS[name], *(["--json"] if fmt == "json" else [])]
     result = CliRunner().invoke(cli, args)
-    expected_exit = 1 if name == "recalled" else 0  # S2 only saw the index row: index_only
+    expected_exit = 4 if name == "recalled" else 0  # S2 only saw the index row: index_only
     assert result.exit_code == expected_exit, result.output
     golden(f"{name}-{fmt}", _normal(result.output, root))
 

@@ -218,8 +218,9 @@ def test_real_warehouse_without_bases_is_an_empty_answer(tmp_path: Path) -> None
     assert cwds and not any((folder / "LESSONS").is_dir() for folder in folders)
     result = CliRunner().invoke(cli, ["--db", str(db), "effect", "--json"])
     assert result.exit_code == 0, result.output
-    doc = orjson.loads(result.output)
+    doc = orjson.loads(result.stdout)
     assert doc["bases"] == []
+    assert result.stderr.startswith("no lesson base in the warehouse: ")
     assert doc["totals"] == {"lessons": 0, "interventions": 0,
                              "by_verdict": dict.fromkeys(VERDICTS, 0)}  # fmt: skip
 

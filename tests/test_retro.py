@@ -327,18 +327,21 @@ def test_retro_command_text_output_and_errors(fixture_db: Path, tmp_path: Path) 
     assert result.exit_code == 0, result.output
     assert "candidate-ready" in result.output
     assert (out / "digest.md").is_file() and (out / "signals.jsonl").is_file()
+    # errors become messages at the group's boundary (cli.py), as a user runs it
     inside = CliRunner().invoke(
-        retro_cmd, ["--out", str(tmp_path / "LESSONS")], obj=_app(fixture_db)
+        cli, ["--db", str(fixture_db), "retro", "--out", str(tmp_path / "LESSONS")]
     )
     assert inside.exit_code == 1
     assert "never writes into a LESSONS/ folder" in inside.output
-    missing = CliRunner().invoke(retro_cmd, ["--out", str(out)], obj=_app(tmp_path / "no.duckdb"))
+    missing = CliRunner().invoke(cli, ["--db", str(tmp_path / "no.duckdb"), "retro"])
     assert missing.exit_code == 1
     assert "no warehouse yet" in missing.output
     bad = CliRunner().invoke(retro_cmd, ["--since", "soon"], obj=_app(fixture_db))
     assert bad.exit_code == 2
+    toml = tmp_path / "la.toml"
+    toml.write_text("[retro]\nnope = 1\n")
     config = CliRunner().invoke(
-        retro_cmd, ["--out", str(out)], obj=_app(fixture_db, {"retro": {"nope": 1}})
+        cli, ["--db", str(fixture_db), "--config", str(toml), "retro", "--out", str(out)]
     )
     assert config.exit_code == 1
     assert "unknown key" in config.output

@@ -2,56 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
-import duckdb
 import polars as pl
 
-from lessons_analytics import metrics, render, sqlfiles, tables, warehouse
-from lessons_analytics.bases import resolve_base
-from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
+from lessons_analytics import metrics, render, sqlfiles, tables
+from lessons_analytics.commands.common import analysis, when
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 from lessons_analytics.redact import redact_frame
 from lessons_analytics.sandbox import run_user_sql
-
-
-def _filters(bases: tuple[Path, ...], since: str | None, until: str | None) -> metrics.Filters:
-    resolved = []
-    for path in bases:
-        try:
-            resolved.append(str(resolve_base(path)))
-        except BaseNotFound:
-            resolved.append(str(Path(path).expanduser().absolute()))
-    try:
-        return metrics.Filters(
-            tuple(resolved),
-            metrics.parse_when(since),
-            metrics.parse_when(until, end_of_day=True),
-        )
-    except ValueError as exc:
-        raise click.BadParameter(f"not a date: {exc}") from exc
-
-
-def _open(app: AppContext) -> duckdb.DuckDBPyConnection:
-    try:
-        return warehouse.connect(app.db_path, read_only=True)
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
-
-
-def _run(
-    app: AppContext, build: Callable[[duckdb.DuckDBPyConnection], dict[str, Any]]
-) -> dict[str, Any]:
-    con = _open(app)
-    try:
-        return build(con)
-    except duckdb.Error as exc:
-        raise click.ClickException(f"warehouse query failed: {exc}") from exc
-    finally:
-        con.close()
 
 
 @click.command("heads")
@@ -65,7 +26,7 @@ def heads_cmd(
 
     Example: lessons-analytics heads --since 2026-10-01 --json
     """
-    doc = _run(app, lambda con: metrics.heads_document(con, _filters(bases, since, until)))
+    doc = analysis(app, metrics.heads_document, bases, since, until)
     if as_json:
         echo_json(doc)
         return
@@ -83,7 +44,7 @@ def coverage_cmd(
 
     Example: lessons-analytics coverage --base ~/src/app --json
     """
-    doc = _run(app, lambda con: metrics.coverage_document(con, _filters(bases, since, until)))
+    doc = analysis(app, metrics.coverage_document, bases, since, until)
     if as_json:
         echo_json(doc)
         return
@@ -101,7 +62,7 @@ def hits_cmd(
 
     Example: lessons-analytics hits --json
     """
-    doc = _run(app, lambda con: metrics.hits_document(con, _filters(bases, since, until)))
+    doc = analysis(app, metrics.hits_document, bases, since, until)
     if as_json:
         echo_json(doc)
         return
@@ -127,11 +88,12 @@ def bodies_cmd(
 
     Example: lessons-analytics bodies --large-bytes 16384 --json
     """
-    doc = _run(
+    doc = analysis(
         app,
-        lambda con: metrics.bodies_document(
-            con, _filters(bases, since, until), divisor, large_bytes
-        ),
+        lambda con, chosen: metrics.bodies_document(con, chosen, divisor, large_bytes),
+        bases,
+        since,
+        until,
     )
     if as_json:
         echo_json(doc)
@@ -166,11 +128,14 @@ def cost_cmd(
     """
     if sum([pattern is not None, lesson is not None, rituals]) != 1:
         raise click.UsageError("give exactly one of PATTERN, --lesson ID or --rituals")
-    doc = _run(
+    doc = analysis(
         app,
-        lambda con: metrics.cost_document(
-            con, _filters(bases, since, until), pattern, lesson, gap_cap
-        ),
+        lambda con, chosen: metrics.cost_document(con, chosen, pattern, lesson, gap_cap),
+        bases,
+        since,
+        until,
+        # a regex's ritual time counts sessions with or without a base (metrics.md §5)
+        needs_base=pattern is None,
     )
     if lesson is not None and not doc["rituals"]:
         raise click.ClickException(
@@ -182,10 +147,26 @@ def cost_cmd(
     click.echo(tables.cost(doc))
 
 
+# The answer is in the exit code, apart from errors (1) and usage errors (2), so a script
+# can tell "not recalled" from "could not tell": spec cli.md's "1 otherwise" kept its
+# meaning (every answer but recalled is non-zero) and gained room for the error codes.
+RECALLED_EXIT = {"recalled": 0, "not_recalled": 3, "index_only": 4}
+
+
 @click.command("recalled")
 @click.argument("lesson_id")
-@click.option("--session", "session", required=True, help="Session id.")
-@click.option("--before", default=None, metavar="TS", help="Only evidence before this time.")
+@click.option(
+    "--session",
+    "session",
+    required=True,
+    help="Session id, or a unique prefix of one (as retro's digest prints).",
+)
+@click.option(
+    "--before",
+    default=None,
+    metavar="TS",
+    help="Only evidence before this time (YYYY-MM-DD or ISO timestamp, UTC if no zone).",
+)
 @filter_options
 @json_option
 @click.pass_context
@@ -199,30 +180,35 @@ def recalled_cmd(
     until: str | None,
     as_json: bool,
 ) -> None:
-    """Had a lesson surfaced in a session before a time? Exit 0 only when recalled.
+    """Had a lesson surfaced in a session before a time?
 
-    Example: lessons-analytics recalled L-0007 --session 5b1d0c2e-... --before 2026-11-02T10:00:00Z
+    Exit codes: 0 recalled, 3 not recalled, 4 index only (its INDEX.md row was read, not
+    its body), 1 error (such as a session id or prefix that names no session, or several),
+    2 usage error.
+
+    Example: lessons-analytics recalled L-0007 --session 5b1d0c2e --before 2026-11-02T10:00:00Z
     """
     app: AppContext = ctx.obj
-    try:
-        before_at = metrics.parse_when(before)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--before") from exc
-    doc = _run(
-        app,
-        lambda con: metrics.recalled_document(
-            con, lesson_id, session, before_at, _filters(bases, since, until)
-        ),
-    )
+    before_at = when(before, "--before")
+
+    def build(con: Any, chosen: metrics.Filters) -> dict[str, Any]:
+        full = metrics.resolve_session(con, session)
+        return metrics.recalled_document(con, lesson_id, full, before_at, chosen)
+
+    doc = analysis(app, build, bases, since, until)
     if as_json:
         echo_json(doc)
     else:
         click.echo(tables.recalled(doc))
-    ctx.exit(0 if doc["status"] == "recalled" else 1)
+    # "unknown" (a session without a row) cannot come back once the id was resolved
+    ctx.exit(RECALLED_EXIT.get(doc["status"], 1))
 
 
 @click.command("query")
-@click.argument("name")
+@click.argument("name", required=False)
+@click.option(
+    "--list", "list_all", is_flag=True, help="List the queries: purpose and parameters."
+)
 @click.option(
     "-p",
     "--param",
@@ -258,7 +244,8 @@ def recalled_cmd(
 @click.pass_obj
 def query_cmd(
     app: AppContext,
-    name: str,
+    name: str | None,
+    list_all: bool,
     params: tuple[tuple[str, str], ...],
     as_json: bool,
     as_csv: bool,
@@ -269,7 +256,16 @@ def query_cmd(
     """Run a named query of queries/ (or a .sql file) and print or save its rows.
 
     Example: lessons-analytics query heads_reads -p bases '[]' --csv
+
+    Example: lessons-analytics query --list
     """
+    if list_all or name is None:
+        if name is not None:
+            raise click.UsageError("give NAME or --list, not both")
+        if not list_all:
+            raise click.UsageError("give a query NAME (see `lessons-analytics query --list`)")
+        _list_queries(as_json)
+        return
     bound: dict[str, Any] = {key: _param_value(value) for key, value in params}
     if engine == "spark":
         if not contracts:
@@ -284,26 +280,27 @@ def query_cmd(
         assert isinstance(rows, pl.DataFrame)
         _emit(redact_frame(rows), parquet, as_json, as_csv)
         return
-    try:
-        # a named query is the package's own SQL, and runs in the same sandbox
-        sql = (
-            Path(name).read_text(encoding="utf-8") if name.endswith(".sql") else sqlfiles.load(name)
-        )
-        # what leaves the warehouse is redacted, in every format
-        frame = redact_frame(run_user_sql(app.db_path, sql, bound))
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
-    except OSError as exc:
-        raise click.ClickException(f"{name}: cannot read the query: {exc.strerror}") from exc
-    except duckdb.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise click.ClickException(f"query failed: {first}") from exc
+    # a named query is the package's own SQL, and runs in the same sandbox
+    sql = Path(name).read_text(encoding="utf-8") if name.endswith(".sql") else sqlfiles.load(name)
+    # what leaves the warehouse is redacted, in every format
+    frame = redact_frame(run_user_sql(app.db_path, sql, bound))
     _emit(frame, parquet, as_json, as_csv)
+
+
+def _list_queries(as_json: bool) -> None:
+    catalog = sqlfiles.query_catalog()
+    if as_json:
+        echo_json({"schema": "lessons-analytics/query-list/1", "queries": catalog})
+        return
+    for item in catalog:
+        params = " ".join(f"${p}" for p in item["parameters"]) or "none"
+        click.echo(f"{item['name']}  {item['purpose']}\n    parameters: {params}")
 
 
 def _emit(frame: pl.DataFrame, parquet: Path | None, as_json: bool, as_csv: bool) -> None:
     if parquet is not None:
-        frame.write_parquet(parquet)
+        with parquet.open("wb") as out:  # open() names the path in its OSError; polars not
+            frame.write_parquet(out)
         click.echo(f"{frame.height} rows -> {parquet}", err=True)
     elif as_json:
         echo_json(frame.to_dicts())

@@ -10,7 +10,6 @@ import click
 from lessons_analytics import tables, warehouse
 from lessons_analytics.demo import build_demo
 from lessons_analytics.demo.findings import demo_findings
-from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.ingest import ingest
 from lessons_analytics.options import AppContext
 from lessons_analytics.report import demo_report
@@ -31,10 +30,8 @@ def demo_cmd(app: AppContext, out: Path) -> None:
 
     Example: lessons-analytics demo --out /tmp/demo
     """
-    try:
-        workspace = build_demo(out.absolute())
-    except LessonsAnalyticsError as exc:  # a folder that is not the demo's: nothing deleted
-        raise click.ClickException(str(exc)) from exc
+    # a folder that is not the demo's is refused before anything is deleted
+    workspace = build_demo(out.absolute())
     db = app.db_path if app.db_given else workspace.root / "warehouse.duckdb"
     if db.exists() and not app.db_given:
         db.unlink()

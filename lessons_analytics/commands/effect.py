@@ -7,10 +7,9 @@ from pathlib import Path
 import click
 
 from lessons_analytics import tables
-from lessons_analytics.commands.analyses import _filters, _run
+from lessons_analytics.commands.common import analysis
 from lessons_analytics.config import load_config
 from lessons_analytics.effect import effect_document
-from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 
 
@@ -26,12 +25,10 @@ def effect_cmd(
 
     Example: lessons-analytics effect --base ~/src/app --json
     """
-    try:
-        thresholds = load_config(app.config_path).thresholds
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
-    filters = _filters(bases, since, until)
-    doc = _run(app, lambda con: effect_document(con, filters, thresholds))
+    thresholds = load_config(app.config_path).thresholds
+    doc = analysis(
+        app, lambda con, chosen: effect_document(con, chosen, thresholds), bases, since, until
+    )
     if as_json:
         echo_json(doc)
         return

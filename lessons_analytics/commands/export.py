@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 
-from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 
 
@@ -76,15 +75,12 @@ def export_cmd(
     if ocel_file is not None and ocel_file.suffix.lower() not in _OCEL_SUFFIXES:
         raise click.BadParameter("FILE must end in .json or .sqlite", param_hint="--ocel")
     document: dict[str, Any] = {"schema": "lessons-analytics/export/1"}
-    try:
-        if parquet_dir is not None:
-            document["parquet"] = _parquet(app, parquet_dir, machine)
-        if otel_file is not None or ocel_file is not None:
-            document.update(
-                _traces_and_logs(app, otel_file, otel_content, ocel_file, bases, since, until)
-            )
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
+    if parquet_dir is not None:
+        document["parquet"] = _parquet(app, parquet_dir, machine)
+    if otel_file is not None or ocel_file is not None:
+        document.update(
+            _traces_and_logs(app, otel_file, otel_content, ocel_file, bases, since, until)
+        )
     if as_json:
         echo_json(document)
     elif not app.quiet and "parquet" in document:
@@ -118,14 +114,14 @@ def _traces_and_logs(
     until: str | None,
 ) -> dict[str, Any]:
     from lessons_analytics import warehouse
-    from lessons_analytics.commands.analyses import _filters
+    from lessons_analytics.commands.common import filters as window_filters
     from lessons_analytics.export_ocel import build_ocel, write_ocel
     from lessons_analytics.export_otel import write_otel
 
-    filters = _filters(bases, since, until)
     out: dict[str, Any] = {}
     con = warehouse.connect(app.db_path, read_only=True)
     try:
+        filters = window_filters(con, bases, since, until)
         if otel_file is not None:
             out["otel"] = write_otel(
                 con, otel_file, filters, include_content=otel_content

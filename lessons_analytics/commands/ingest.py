@@ -10,9 +10,9 @@ from typing import Any
 import click
 
 from lessons_analytics import tables
-from lessons_analytics.errors import LessonsAnalyticsError
-from lessons_analytics.ingest import ingest
-from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.bases import resolve_base
+from lessons_analytics.ingest import IngestReport, ingest
+from lessons_analytics.options import AppContext, echo_json, json_option, warn
 from lessons_analytics.paths import default_sources
 
 
@@ -53,6 +53,8 @@ def ingest_cmd(
         _ingest_parquet(app, list(parquet_dirs), as_json)
         return
     sources = list(paths) or [p for p in default_sources() if p.exists()]
+    for base in bases:  # a typo in --base fails before anything is loaded
+        resolve_base(base)
     show = not (app.quiet or as_json) and sys.stderr.isatty()
     bars: list[Any] = []
     try:
@@ -63,8 +65,6 @@ def ingest_cmd(
             progress=_progress_bar(bars) if show else None,
             stage=_stage_line(bars) if show else None,
         )
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
     finally:
         for bar in bars:
             bar.__exit__(None, None, None)
@@ -76,8 +76,25 @@ def ingest_cmd(
     if errors and not app.quiet and not as_json:
         for error in report.totals["errors"][:20]:
             click.echo(f"{error['file']}:{error['line']}: {error['reason']}", err=True)
+    for line in closing_lines(report, app, as_json):
+        warn(line, app)
     if strict and errors:
         raise click.ClickException(f"{errors} input(s) could not be loaded (--strict)")
+
+
+def closing_lines(report: IngestReport, app: AppContext, as_json: bool) -> list[str]:
+    """On a run that leaves the warehouse without any base, what to do next (under --json
+    too: it is advice on stderr, not data); then, but for --json, where the warehouse is."""
+    lines = []
+    if not report.totals.get("bases"):
+        lines.append(
+            "no lesson base found: no session ran in a folder holding LESSONS/. Give one with"
+            " `lessons-analytics ingest --base PATH`, or run `lessons-analytics retro` to find"
+            " the failure signals that can seed a base."
+        )
+    if not as_json:
+        lines.append(f"warehouse: {app.db_path.absolute()}")
+    return lines
 
 
 def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]]:
@@ -107,10 +124,7 @@ def _stage_line(bars: list[Any]) -> Callable[[str], None]:
 def _ingest_parquet(app: AppContext, folders: list[Path], as_json: bool) -> None:
     from lessons_analytics.exchange import import_parquet
 
-    try:
-        report = import_parquet(app.db_path, folders)
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
+    report = import_parquet(app.db_path, folders)
     if as_json:
         echo_json(report.document())
     elif not app.quiet:

@@ -16,9 +16,9 @@ from lessons_analytics import tables
 from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.cards import cards
 from lessons_analytics.check import check_base
-from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.commands.common import base_paths
 from lessons_analytics.lint import lint_base
-from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 
 _BASE = click.argument("base", required=False, type=click.Path(path_type=Path))
 
@@ -27,14 +27,12 @@ def _generated_at() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _bases(base: Path | None) -> list[Path]:
-    """The given base, or every base from the current directory upward."""
-    try:
-        if base is not None:
-            return [resolve_base(base)]
-        return discover_bases(Path.cwd()) or [resolve_base(Path.cwd())]
-    except BaseNotFound as exc:
-        raise click.ClickException(str(exc)) from exc
+def _bases(base: Path | None, bases: tuple[Path, ...]) -> list[Path]:
+    """The given base(s), or every base from the current directory upward."""
+    given = base_paths(base, bases)
+    if given:
+        return [resolve_base(b) for b in given]
+    return discover_bases(Path.cwd()) or [resolve_base(Path.cwd())]
 
 
 def _config(ctx: click.Context, section: str) -> dict[str, Any]:
@@ -51,14 +49,17 @@ def _note(ctx: click.Context, message: str) -> None:
 
 @click.command("check")
 @_BASE
+@base_option
 @json_option
 @click.pass_context
-def check_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
+def check_cmd(
+    ctx: click.Context, base: Path | None, bases: tuple[Path, ...], as_json: bool
+) -> None:
     """INDEX.md layout; exit 1 when a rule fails.
 
     Example: lessons-analytics check path/to/project
     """
-    results = [(b, check_base(b, _config(ctx, "check"))) for b in _bases(base)]
+    results = [(b, check_base(b, _config(ctx, "check"))) for b in _bases(base, bases)]
     if as_json:
         echo_json(
             {"schema": "lessons-analytics/check/1", "generated_at": _generated_at(),
@@ -76,14 +77,17 @@ def check_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
 
 @click.command("lint")
 @_BASE
+@base_option
 @json_option
 @click.pass_context
-def lint_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
+def lint_cmd(
+    ctx: click.Context, base: Path | None, bases: tuple[Path, ...], as_json: bool
+) -> None:
     """Lesson form, mechanism gate, poisoning; exit 1 on errors, 0 with warnings only.
 
     Example: lessons-analytics lint path/to/project/LESSONS
     """
-    results = [(b, lint_base(b, _config(ctx, "lint"))) for b in _bases(base)]
+    results = [(b, lint_base(b, _config(ctx, "lint"))) for b in _bases(base, bases)]
     if as_json:
         echo_json(
             {"schema": "lessons-analytics/lint/1", "generated_at": _generated_at(),
@@ -112,18 +116,25 @@ def _lint_entry(base: Path, findings: list[Any]) -> dict[str, Any]:
 
 @click.command("cards")
 @_BASE
+@click.option(
+    "--base",
+    "base_opt",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The folder whose bases (it and the ones above it) to page; as BASE.",
+)
 @click.option("--page", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--page-size", default=10, show_default=True, type=click.IntRange(min=1))
 @json_option
-def cards_cmd(base: Path | None, page: int, page_size: int, as_json: bool) -> None:
+def cards_cmd(
+    base: Path | None, base_opt: Path | None, page: int, page_size: int, as_json: bool
+) -> None:
     """Active lessons in pages for a scout; the last page ends with READ: cards N of N.
 
     Example: lessons-analytics cards path/to/project/sub --page 2
     """
-    try:
-        result = cards(base if base is not None else Path.cwd(), page, page_size)
-    except BaseNotFound as exc:
-        raise click.ClickException(str(exc)) from exc
+    given = base_paths(base, (base_opt,) if base_opt is not None else ())
+    result = cards(given[0] if given else Path.cwd(), page, page_size)
     if not as_json:
         click.echo(result.text, nl=False)
         return

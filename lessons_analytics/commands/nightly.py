@@ -7,19 +7,20 @@ from pathlib import Path
 import click
 
 from lessons_analytics.config import load_config
-from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.nightly import run_nightly
 from lessons_analytics.options import AppContext, echo_json, json_option
 from lessons_analytics.paths import default_sources
 
 
 @click.command("nightly")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--source",
     "sources",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="Transcript folder (repeatable; default: the config's, else ~/.claude and ~/.codex).",
+    hidden=True,  # the PATH arguments, as `ingest` takes them; kept for existing cron lines
+    help="Transcript folder; repeatable. Same as PATH.",
 )
 @click.option(
     "--base",
@@ -44,6 +45,7 @@ from lessons_analytics.paths import default_sources
 @click.pass_obj
 def nightly_cmd(
     app: AppContext,
+    paths: tuple[Path, ...],
     sources: tuple[Path, ...],
     bases: tuple[Path, ...],
     report_dir: Path | None,
@@ -54,22 +56,23 @@ def nightly_cmd(
     """Ingest, recompute, store every base's sleep signs, refresh markers if configured,
     write last week's report once that week has closed.
 
+    PATHS are transcript files or folders, as for ingest (default: the config's `sources`,
+    else ~/.claude/projects and ~/.codex/sessions).
+
     Example (cron, 03:15 every night): 15 3 * * * lessons-analytics --quiet nightly
     """
-    try:
-        config = load_config(app.config_path)
-        config.bases = [*config.bases, *bases]
-        chosen = list(sources) or config.sources or [p for p in default_sources() if p.exists()]
-        result = run_nightly(
-            config,
-            app.db_path,
-            chosen,
-            report_dir or config.report_dir or Path("reports"),
-            mark=config.mark if mark is None else mark,
-            wait=wait,
-            log=(lambda line: None) if app.quiet else (lambda line: click.echo(line, err=True)),
-        )
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
+    config = load_config(app.config_path)
+    config.bases = [*config.bases, *bases]
+    given = [*paths, *sources]
+    chosen = given or config.sources or [p for p in default_sources() if p.exists()]
+    result = run_nightly(
+        config,
+        app.db_path,
+        chosen,
+        report_dir or config.report_dir or Path("reports"),
+        mark=config.mark if mark is None else mark,
+        wait=wait,
+        log=(lambda line: None) if app.quiet else (lambda line: click.echo(line, err=True)),
+    )
     if as_json:
         echo_json({"schema": "lessons-analytics/nightly/1", **result.__dict__})

@@ -6,13 +6,11 @@ from datetime import date
 from pathlib import Path
 
 import click
-import duckdb
 
-from lessons_analytics import warehouse
-from lessons_analytics.bases import resolve_base
+from lessons_analytics import metrics, warehouse
+from lessons_analytics.commands.common import NO_BASE
 from lessons_analytics.config import load_config
-from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
-from lessons_analytics.options import AppContext, echo_json
+from lessons_analytics.options import AppContext, base_option, echo_json, warn
 from lessons_analytics.report import last_complete_week, parse_week, write_report
 
 
@@ -24,16 +22,6 @@ def _week(value: str | None) -> str:
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--week") from exc
     return value
-
-
-def _bases(paths: tuple[Path, ...]) -> list[str]:
-    out = []
-    for path in paths:
-        try:
-            out.append(str(resolve_base(path)))
-        except BaseNotFound:
-            out.append(str(Path(path).expanduser().absolute()))
-    return out
 
 
 @click.command("report")
@@ -50,13 +38,7 @@ def _bases(paths: tuple[Path, ...]) -> list[str]:
     default=None,
     help="Output folder (default: reports/<week>/).",
 )
-@click.option(
-    "--base",
-    "bases",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Only this LESSONS/ folder (or the project holding it); repeatable.",
-)
+@base_option
 @click.option(
     "--as-of",
     "as_of",
@@ -84,17 +66,13 @@ def report_cmd(
         day = date.fromisoformat(as_of) if as_of else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--as-of") from exc
+    thresholds = load_config(app.config_path).thresholds
+    con = warehouse.connect(app.db_path, read_only=True)
     try:
-        thresholds = load_config(app.config_path).thresholds
-        con = warehouse.connect(app.db_path, read_only=True)
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
-    try:
-        paths = write_report(
-            con, out_dir, chosen, _bases(bases) or None, day, thresholds=thresholds
-        )
-    except (duckdb.Error, OSError) as exc:
-        raise click.ClickException(f"cannot write the report: {exc}") from exc
+        chosen_bases = list(metrics.filter_bases(con, bases)) or None
+        if not metrics.has_bases(con):
+            warn(NO_BASE, app)
+        paths = write_report(con, out_dir, chosen, chosen_bases, day, thresholds=thresholds)
     finally:
         con.close()
     if as_json:

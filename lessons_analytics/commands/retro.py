@@ -6,12 +6,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import click
-import duckdb
 
-from lessons_analytics import metrics, warehouse
+from lessons_analytics import warehouse
 from lessons_analytics.bases import resolve_base
-from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
-from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.commands.common import when
+from lessons_analytics.options import AppContext, base_option, echo_json, json_option, since_option
 from lessons_analytics.retro import RetroResult, collect, load_patterns, write_retro
 
 
@@ -25,32 +24,16 @@ def default_out(app: AppContext, today: datetime) -> Path:
     return root / "retro" / f"{today:%Y-%m-%d}"
 
 
-def _bases(bases: tuple[Path, ...]) -> list[str]:
-    out = []
-    for path in bases:
-        try:
-            out.append(str(resolve_base(path)))
-        except BaseNotFound as exc:
-            raise click.BadParameter(str(exc), param_hint="--base") from exc
-    return out
-
-
 def run_retro(
     app: AppContext, since: str | None, bases: tuple[Path, ...], repos: tuple[Path, ...]
 ) -> RetroResult:
+    start = when(since, "--since")
+    # retro reads the base files themselves: a base must be on disk
+    chosen = [str(resolve_base(path)) for path in bases]
+    patterns = load_patterns(app.config.get("retro"))
+    con = warehouse.connect(app.db_path, read_only=True)
     try:
-        when = metrics.parse_when(since)
-    except ValueError as exc:
-        raise click.BadParameter(f"not a date: {exc}", param_hint="--since") from exc
-    try:
-        patterns = load_patterns(app.config.get("retro"))
-        con = warehouse.connect(app.db_path, read_only=True)
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
-    try:
-        return collect(con, repos=list(repos), since=when, bases=_bases(bases), patterns=patterns)
-    except duckdb.Error as exc:
-        raise click.ClickException(f"warehouse query failed: {exc}") from exc
+        return collect(con, repos=list(repos), since=start, bases=chosen, patterns=patterns)
     finally:
         con.close()
 
@@ -63,16 +46,8 @@ def run_retro(
     default=None,
     help="Output folder (default reports/retro/<date>/).",
 )
-@click.option(
-    "--since", "since", default=None, metavar="DATE", help="Only signals on or after this date."
-)
-@click.option(
-    "--base",
-    "bases",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="A LESSONS/ folder (or the project holding it); repeatable.",
-)
+@since_option
+@base_option
 @click.option(
     "--repo",
     "repos",
@@ -98,10 +73,7 @@ def retro_cmd(
     """
     result = run_retro(app, since, bases, repos)
     target = out or default_out(app, result.generated_at.astimezone(UTC))
-    try:
-        paths = write_retro(result, target)
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
+    paths = write_retro(result, target)
     quiet = app.quiet or as_json
     for warning in result.warnings:
         if not quiet:

@@ -9,19 +9,20 @@ import click
 
 from lessons_analytics import tables, warehouse
 from lessons_analytics.bases import discover_bases, resolve_base
+from lessons_analytics.commands.common import base_paths
 from lessons_analytics.config import load_config
-from lessons_analytics.errors import LessonsAnalyticsError
+from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.metrics import envelope
-from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
 
 
-def _targets(base: Path | None) -> list[Path]:
-    if base is not None:
-        return [resolve_base(base)]
+def _targets(given: tuple[Path, ...]) -> list[Path]:
+    if given:
+        return [resolve_base(base) for base in given]
     found = discover_bases(Path.cwd())
     if not found:
-        raise click.ClickException("no LESSONS/ folder here or above; give BASE")
+        raise BaseNotFound("no LESSONS/ folder here or above; give BASE or --base")
     return found
 
 
@@ -38,12 +39,18 @@ def compute(app: AppContext, targets: list[Path], as_of: date) -> list[BaseStats
 
 @click.command("stats")
 @click.argument("base", required=False, type=click.Path(path_type=Path))
+@base_option
 @click.option("--mark", is_flag=True, help="Write, refresh or remove the sleep marker line.")
 @click.option("--as-of", "as_of", default=None, metavar="DATE", help="Measure ages at DATE (UTC).")
 @json_option
 @click.pass_obj
 def stats_cmd(
-    app: AppContext, base: Path | None, mark: bool, as_of: str | None, as_json: bool
+    app: AppContext,
+    base: Path | None,
+    bases: tuple[Path, ...],
+    mark: bool,
+    as_of: str | None,
+    as_json: bool,
 ) -> None:
     """Sleep signs per base: number, threshold, fired, the lessons that fired them.
 
@@ -53,21 +60,13 @@ def stats_cmd(
         day = date.fromisoformat(as_of) if as_of else datetime.now(UTC).date()
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--as-of") from exc
-    try:
-        results = compute(app, _targets(base), day)
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
+    results = compute(app, _targets(base_paths(base, bases)), day)
     changed = []
     if mark:
         for result in results:
             index = Path(result.base) / "INDEX.md"
-            try:
-                if index.is_file() and apply_marker(index, marker_line(result)):
-                    changed.append(str(index))
-            except OSError as exc:
-                raise click.ClickException(
-                    f"{index}: cannot write the sleep marker: {exc}"
-                ) from exc
+            if index.is_file() and apply_marker(index, marker_line(result)):
+                changed.append(str(index))
     if as_json:
         doc = envelope("stats", [r.as_dict() for r in results])
         doc["marked"] = changed

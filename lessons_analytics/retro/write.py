@@ -40,7 +40,10 @@ def write_retro(result: RetroResult, out_dir: Path) -> dict[str, Path]:
         digest = out / "digest.md"
         digest.write_text(digest_text(result), encoding="utf-8")
     except OSError as exc:
-        raise RetroOutputError(f"{out_dir}: cannot write the retro outputs: {exc}") from exc
+        where = exc.filename or out_dir
+        raise RetroOutputError(
+            f"{where}: cannot write the retro outputs: {exc.strerror or exc}"
+        ) from exc
     return {"signals": signals, "digest": digest}
 
 

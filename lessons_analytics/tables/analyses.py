@@ -47,11 +47,16 @@ def coverage(doc: dict[str, Any]) -> str:
     for b in doc["bases"]:
         if b["by_week"]:
             weeks = [
-                [w["week"], w["sessions_in_scope"],
+                [w["week"] + (" (partial)" if w["partial"] else ""), w["sessions_in_scope"],
                  formats.share(w["sessions_recalled"], w["sessions_in_scope"])]
                 for w in b["by_week"]
             ]  # fmt: skip
             out += [f"\n{name(b['base'])}", render.table(weeks, ["week", "sessions", "recalled"])]
+            if any(w["partial"] for w in b["by_week"]):
+                out.append(
+                    "(partial) --since/--until start or end inside that week: its counts"
+                    " cover only part of it, not a trend point"
+                )
     return finish("\n".join(out), name)
 
 
@@ -141,10 +146,15 @@ def cost(doc: dict[str, Any]) -> str:
 
 def recalled(doc: dict[str, Any]) -> str:
     out = [doc["status"]]
-    for e in doc["evidence"]:
+    if doc["evidence"]:
         out.append(
-            f"  {e['surfaced_at']}  {e['kind']:<9}  {e['agent_run_id']}"
-            f"  {e['tool_use_id'] or '-'}  {e['evidence']}"
-            f"  {e['transcript_file']}:{e['transcript_line']}"
+            render.table(
+                [
+                    [e["surfaced_at"], e["kind"], e["agent_run_id"], e["tool_use_id"] or "-",
+                     e["evidence"], f"{e['transcript_file']}:{e['transcript_line']}"]
+                    for e in doc["evidence"]
+                ],  # fmt: skip
+                ["surfaced at", "kind", "agent run", "tool call", "evidence", "transcript"],
+            )
         )
     return "\n".join(out)

@@ -1,0 +1,60 @@
+-- cost_active: the session active time spent inside a ritual's calls (metrics.md §5), the
+-- numerator of share_of_active_time.
+-- Grain: one row.
+-- Parameters: $call_ids (list of tool_use_id: the calls cost_calls matched), $bases, $since,
+-- $until (session start, the sessions of cost_scope), $gap_cap_s (null = 300).
+-- Choice: a gap between consecutive events of a session counts when both events lie within
+-- one of the calls, from call to result; each gap once even when calls overlap, capped as
+-- the active time is. So the share never exceeds 1: call durations (total_hours) are not
+-- capped, and a runtime's own recorded duration need not fit the transcript's timeline.
+with
+
+sessions as (
+    select * from fct_sessions
+    where ($since is null or started_at >= $since)
+        and ($until is null or started_at < $until)
+        and ($bases is null or exists (
+            select 1 from dim_session_bases links
+            where links.session_id = fct_sessions.session_id
+                and list_contains($bases, links.base_path)
+        ))
+),
+
+calls as (
+    select session_id, called_at, result_at
+    from fct_tool_calls
+    where list_contains($call_ids, tool_use_id)
+        and result_at is not null
+),
+
+events as (
+    select
+        events.session_id,
+        events.ts,
+        lag(events.ts) over (
+            partition by events.session_id order by events.ts
+        ) as previous_at,
+    from fct_events events
+    inner join sessions using (session_id)
+    where events.ts is not null
+),
+
+inside as (
+    select
+        session_id,
+        date_diff('microsecond', previous_at, ts) / 1e6 as gap_s,
+    from events
+    where previous_at is not null
+        and exists (
+            select 1 from calls
+            where calls.session_id = events.session_id
+                and events.previous_at >= calls.called_at
+                and events.ts <= calls.result_at
+        )
+)
+
+select
+    -- exact decimals: a sum of doubles depends on the order rows arrive in
+    coalesce(sum(least(gap_s, coalesce($gap_cap_s, 300))::decimal(18, 6)), 0)::double
+        as active_seconds,
+from inside
