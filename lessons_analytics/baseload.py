@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,8 @@ import orjson
 
 from lessons_analytics import bases as base_reader
 from lessons_analytics import warehouse
-from lessons_analytics.schema import BASE_TABLES, base_frame
+from lessons_analytics.bases import BaseSnapshot
+from lessons_analytics.schema import BASE_TABLES, Str, base_frame
 
 
 @dataclass(frozen=True)
@@ -31,62 +32,84 @@ class BaseRefresh:
 
 def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> BaseRefresh:
     """Re-read the bases when any changed since the last run, and the cwd -> base links."""
+    links = _links(con)
+    wanted = {base for _cwd, base in links}
+    wanted |= {str(base_reader.resolve_base(path)) for path in extra_bases}
+    fingerprints = {base: fingerprint(Path(base)) for base in sorted(wanted)}
+    cwd_rows = [{"cwd": c, "base_path": b, "depth": d} for (c, b), d in sorted(links.items())]
+    old = {
+        tuple(row)
+        for row in con.execute(f"select cwd, base_path, depth from {LINK_TABLE}").fetchall()
+    }
+    new = {(row["cwd"], row["base_path"], row["depth"]) for row in cwd_rows}
+    if _known_fingerprints(con) == fingerprints:
+        if old != new:
+            warehouse.replace_table(con, LINK_TABLE, base_frame(LINK_TABLE, cwd_rows))
+        return BaseRefresh(False, old != new, old <= new)
+    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in BASE_TABLES}
+    for path, stamp in fingerprints.items():
+        snapshot = base_reader.load_base(Path(path))
+        for name, rows in snapshot_rows(snapshot, stamp).items():
+            tables[name].extend(rows)
+    tables[LINK_TABLE] = cwd_rows
+    for name, rows in tables.items():
+        warehouse.replace_table(con, name, base_frame(name, rows))
+    return BaseRefresh(True, old != new, False)
+
+
+def _links(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], int]:
+    """(cwd, base) -> depth for every working directory a transcript names (0 = nearest)."""
     cwds = [
         row[0]
-        for row in con.execute(
-            "select distinct cwd from raw_events where cwd is not null"
-        ).fetchall()
-    ] + [
-        row[0]
-        for row in con.execute(
-            "select distinct cwd from raw_tool_calls where cwd is not null"
-        ).fetchall()
+        for table in ("raw_events", "raw_tool_calls")
+        for row in con.execute(f"select distinct cwd from {table} where cwd is not null").fetchall()
     ]
     links: dict[tuple[str, str], int] = {}
     for cwd in cwds:
         for depth, base in enumerate(base_reader.discover_bases(cwd)):
             links.setdefault((cwd, str(base)), depth)
-    wanted = {base for _cwd, base in links}
-    wanted |= {str(base_reader.resolve_base(path)) for path in extra_bases}
-    fingerprints = {base: fingerprint(Path(base)) for base in sorted(wanted)}
-    known = _known_fingerprints(con)
-    cwd_rows = [{"cwd": c, "base_path": b, "depth": d} for (c, b), d in sorted(links.items())]
-    old = {
-        tuple(row)
-        for row in con.execute("select cwd, base_path, depth from raw_cwd_bases").fetchall()
-    }
-    new = {(row["cwd"], row["base_path"], row["depth"]) for row in cwd_rows}
-    if known == fingerprints:
-        if old != new:
-            warehouse.replace_table(con, "raw_cwd_bases", base_frame("raw_cwd_bases", cwd_rows))
-        return BaseRefresh(False, old != new, old <= new)
-    snapshots = [base_reader.load_base(Path(base)) for base in fingerprints]
-    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in BASE_TABLES}
-    for snapshot in snapshots:
-        base_row = dict(snapshot.base)
-        base_row["fingerprint"] = fingerprints[base_row["base_path"]]
-        tables["raw_bases"].append(base_row)
-        for name in (
-            "lessons",
-            "hits",
-            "lesson_versions",
-            "index_versions",
-            "index_rows",
-            "index_sections",
-            "quarantine",
-            "retired",
-            "repo_changes",
-        ):
-            tables[f"raw_{name}"].extend(getattr(snapshot, name))
-        for error in snapshot.errors:
-            tables["raw_base_errors"].append({"base_path": base_row["base_path"], **error})
-    for hit in tables["raw_hits"]:
-        if isinstance(hit.get("extra"), dict):
-            hit["extra"] = orjson.dumps(hit["extra"]).decode()
-    tables["raw_cwd_bases"] = cwd_rows
-    for name, rows in tables.items():
-        warehouse.replace_table(con, name, base_frame(name, rows))
-    return BaseRefresh(True, old != new, False)
+    return links
+
+
+# Each field ``x`` of a BaseSnapshot fills the raw table ``raw_x``, except these two, whose
+# tables say whose rows they are; raw_cwd_bases holds the links, which no snapshot has.
+_TABLE_OF_FIELD = {"base": "raw_bases", "errors": "raw_base_errors"}
+LINK_TABLE = "raw_cwd_bases"
+
+
+def table_of(field_name: str) -> str:
+    """The raw table a BaseSnapshot field is written to."""
+    return _TABLE_OF_FIELD.get(field_name, f"raw_{field_name}")
+
+
+def snapshot_rows(snapshot: BaseSnapshot, base_fingerprint: str) -> dict[str, list[dict[str, Any]]]:
+    """The rows of every raw base table a snapshot fills, checked against BASE_TABLES.
+
+    A row key that is not a column of its table raises ``KeyError``: a loader bug, which
+    would otherwise turn into a silent null. Rows without ``base_path`` (the errors) get the
+    snapshot's; a dict in a string column (a hit's extra fields) is stored as JSON."""
+    base_path = snapshot.base["base_path"]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for item in fields(snapshot):
+        value = getattr(snapshot, item.name)
+        table = table_of(item.name)
+        columns = BASE_TABLES[table]
+        rows = [{**value, "fingerprint": base_fingerprint}] if item.name == "base" else value
+        out[table] = [_checked(table, columns, row, base_path) for row in rows]
+    return out
+
+
+def _checked(
+    table: str, columns: dict[str, Any], row: dict[str, Any], base_path: str
+) -> dict[str, Any]:
+    unknown = set(row) - set(columns)
+    if unknown:
+        raise KeyError(f"{table} has no column {sorted(unknown)[0]!r}")
+    out = {"base_path": base_path, **row} if "base_path" in columns else dict(row)
+    for name, value in out.items():
+        if isinstance(value, dict) and columns[name] == Str:
+            out[name] = orjson.dumps(value).decode()
+    return out
 
 
 def fingerprint(base: Path) -> str:
