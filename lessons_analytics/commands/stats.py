@@ -48,6 +48,9 @@ def stats_cmd(
 ) -> None:
     """Sleep signs per base: number, threshold, fired, the lessons that fired them.
 
+    A base the warehouse holds is weighed as the last ingest read it (a note says when its
+    files changed since; --mark then refuses); any other base from its files.
+
     Example: lessons-analytics stats ~/src/app --as-of 2026-11-30 --json
     """
     try:
@@ -58,6 +61,13 @@ def stats_cmd(
         results = compute(app, _targets(base), day)
     except LessonsAnalyticsError as exc:
         raise click.ClickException(str(exc)) from exc
+    stale = [r.base for r in results if r.changed_since_ingest]
+    if mark and stale:
+        # a marker must say what the files it is written into say
+        raise click.ClickException(
+            f"{stale[0]} changed since the last ingest: run `lessons-analytics ingest`"
+            " first, so that the marker weighs the base as it is"
+        )
     changed = []
     if mark:
         for result in results:
@@ -76,6 +86,12 @@ def stats_cmd(
         return
     for result in results:
         click.echo(_text(result))
+    for base_path in stale:
+        click.echo(
+            f"note: {base_path} changed since the last ingest; these signs weigh it as that"
+            " ingest read it (run `lessons-analytics ingest` to weigh it as it is)",
+            err=True,
+        )
     for path in changed:
         click.echo(f"marker updated: {path}", err=True)
 
