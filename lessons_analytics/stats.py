@@ -108,8 +108,8 @@ class SignInputs:
             return None
         return cls(
             base,
-            metrics.query(con, "sign_lessons", base=base).to_dicts(),
-            metrics.query(con, "sign_hits", base=base).to_dicts(),
+            metrics.query(con, "sign_lessons", bases=[base]).to_dicts(),
+            metrics.query(con, "sign_hits", bases=[base]).to_dicts(),
             rows[0]["index_path"] or str(Path(base) / "INDEX.md"),
             rows[0]["index_text"],
         )
@@ -123,7 +123,7 @@ class SignInputs:
 
 def _held(con: duckdb.DuckDBPyConnection, base: str) -> list[dict[str, Any]]:
     try:
-        return metrics.query(con, "sign_base", base=base).to_dicts()
+        return metrics.query(con, "sign_base", bases=[base]).to_dicts()
     except duckdb.CatalogException:  # layers never built, or built by an older version
         return []
 

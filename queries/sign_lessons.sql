@@ -1,15 +1,16 @@
--- sign_lessons: the lessons of one base as the sleep signs of `stats` weigh them (status,
+-- sign_lessons: the lessons of the bases as the sleep signs of `stats` weigh them (status,
 -- class, birth, last commit, sizes, `helped`), as their files stood at the last ingest.
--- Grain: one row per lesson of the base, in file-name order (the order `stats` lists them).
--- Parameters: $base (the base's LESSONS path).
+-- Grain: one row per lesson of the bases, in file-name order (the order `stats` lists them).
+-- Parameters: $bases (the LESSONS paths of the bases weighed; `stats` gives one).
 with
 
 lessons as (
     select * from dim_lessons
-    where base_path = $base
+    where list_contains($bases, base_path)
 )
 
 select
+    base_path,
     lesson_id,
     file_path,
     status,
@@ -21,4 +22,4 @@ select
     body_bytes,
     journal_bytes,
 from lessons
-order by file_path, lesson_id
+order by base_path, file_path, lesson_id
