@@ -225,6 +225,7 @@ class BaseSnapshot:
     index_versions: list[dict[str, Any]] = field(default_factory=list)
     index_rows: list[dict[str, Any]] = field(default_factory=list)
     index_sections: list[dict[str, Any]] = field(default_factory=list)
+    index_current: list[dict[str, Any]] = field(default_factory=list)
     quarantine: list[dict[str, Any]] = field(default_factory=list)
     retired: list[dict[str, Any]] = field(default_factory=list)
     repo_changes: list[dict[str, Any]] = field(default_factory=list)
@@ -342,11 +343,13 @@ def _load_index(snap: BaseSnapshot, base: Path, root: Path | None, history: list
         for v in history
         if root is not None and root / v.relpath == index
     ]
-    if not versions and index.is_file():
+    if index.is_file():
         text, bad_line = read_text(index)
-        if bad_line is not None:
-            snap.error(index, bad_line, "non-UTF-8 bytes (decoded with replacement)")
-        versions = [("worktree", None, text)]
+        snap.index_current.append({"file_path": str(index), "text": text})
+        if not versions:
+            if bad_line is not None:
+                snap.error(index, bad_line, "non-UTF-8 bytes (decoded with replacement)")
+            versions = [("worktree", None, text)]
     for version_id, committed_at, text in versions:
         doc = parse_index(text)
         common = {"base_path": snap.base["base_path"], "version_id": version_id}

@@ -50,6 +50,16 @@ class Failure:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class LessonFile:
+    """What the rules need of a lesson file: its id (front matter, else file name), its
+    file name and its front-matter status."""
+
+    lesson_id: str
+    file_name: str
+    status: str | None
+
+
 def check_base(base_path: str | Path, config: dict[str, Any] | None = None) -> list[Failure]:
     """Every layout failure of the base's current INDEX.md, sorted by file and line.
 
@@ -57,19 +67,34 @@ def check_base(base_path: str | Path, config: dict[str, Any] | None = None) -> l
     ``config`` may override the keys of ``DEFAULTS``; unknown keys are ignored.
     """
     base = resolve_base(base_path)
-    settings = {**DEFAULTS, **(config or {})}
     index_path = base / "INDEX.md"
-    if not index_path.is_file():
-        return [Failure(str(index_path), 0, "index-missing", "the base has no INDEX.md")]
-    text, _ = read_text(index_path)
+    text = read_text(index_path)[0] if index_path.is_file() else None
+    docs = [read_lesson(path) for path in lesson_paths(base)]
+    files = [
+        LessonFile(doc.lesson_id, doc.path.name, str(doc.meta.get("status", "")).strip())
+        for doc in docs
+    ]
+    return check_index(str(index_path), text, files, config)
+
+
+def check_index(
+    index_path: str,
+    text: str | None,
+    lessons: list[LessonFile],
+    config: dict[str, Any] | None = None,
+) -> list[Failure]:
+    """The rules on an INDEX.md text (None: there is none) and the base's lesson files:
+    what ``check_base`` reads from disk, or ``stats`` from the warehouse."""
+    settings = {**DEFAULTS, **(config or {})}
+    if text is None:
+        return [Failure(index_path, 0, "index-missing", "the base has no INDEX.md")]
     index = parse_index(text)
-    name = str(index_path)
     failures = [
-        *_active_heading(name, index, int(settings["active_heading_max_line"])),
-        *_no_quarantine(name, index),
-        *_index_size(name, text, int(settings["index_max_bytes"])),
-        *_rows_and_files(base, name, index),
-        *_markers(name, index),
+        *_active_heading(index_path, index, int(settings["active_heading_max_line"])),
+        *_no_quarantine(index_path, index),
+        *_index_size(index_path, text, int(settings["index_max_bytes"])),
+        *_rows_and_files(lessons, index_path, index),
+        *_markers(index_path, index),
     ]
     return sorted(failures)
 
@@ -104,16 +129,15 @@ def _index_size(name: str, text: str, max_bytes: int) -> list[Failure]:
     return [Failure(name, 1, "index-size", f"INDEX.md is {size} bytes, limit {max_bytes}")]
 
 
-def _rows_and_files(base: Path, name: str, index: IndexDoc) -> list[Failure]:
-    docs = [read_lesson(path) for path in lesson_paths(base)]
+def _rows_and_files(lessons: list[LessonFile], name: str, index: IndexDoc) -> list[Failure]:
     # A lesson with broken front matter is known by the id in its file name.
-    known = {doc.lesson_id for doc in docs} | {_name_id(doc.path) for doc in docs}
+    known = {f.lesson_id for f in lessons} | {_name_id(f.file_name) for f in lessons}
     active_rows = {row["lesson_id"] for row in index.rows if row["section"] == "active"}
     heading = index.heading_line("active") or 1
     failures = []
-    for doc in docs:
-        if str(doc.meta.get("status", "")).strip() == "active" and doc.lesson_id not in active_rows:
-            message = f"active lesson {doc.lesson_id} ({doc.path.name}) has no row under ## Active"
+    for f in lessons:
+        if f.status == "active" and f.lesson_id not in active_rows:
+            message = f"active lesson {f.lesson_id} ({f.file_name}) has no row under ## Active"
             failures.append(Failure(name, heading, "active-without-row", message))
     for row in index.rows:
         if row["lesson_id"] not in known:
@@ -122,9 +146,9 @@ def _rows_and_files(base: Path, name: str, index: IndexDoc) -> list[Failure]:
     return failures
 
 
-def _name_id(path: Path) -> str:
-    match = LESSON_NAME.match(path.name)
-    return match.group(1) if match else path.stem
+def _name_id(file_name: str) -> str:
+    match = LESSON_NAME.match(file_name)
+    return match.group(1) if match else Path(file_name).stem
 
 
 def _markers(name: str, index: IndexDoc) -> list[Failure]:

@@ -25,6 +25,7 @@ _NUMBERED = re.compile(r"^ *(\d+)(?:\t|→)", re.M)
 # ``grep -n`` output: ``12:text`` (match) or ``12-text`` (context)
 _GREP_NUMBERED = re.compile(r"^(\d+)[:-]", re.M)
 _RESULT_TEXT_HEAD = 300
+_SAVED_TO = "Full output saved to: "
 
 
 @dataclass(slots=True)
@@ -70,6 +71,12 @@ def summarize(text: str, read_style: str | None = None) -> ResultSummary:
     )
     if text.startswith("<persisted-output>"):
         summary.is_persisted = True
+        # the head keeps the whole "saved to: <path>" line, however long the path: the body
+        # cost (fct_body_reads) leaves the path out, so that it does not depend on where
+        # the transcripts live
+        end = text.find("\n", text.find(_SAVED_TO))
+        if end >= _RESULT_TEXT_HEAD:
+            summary.text_head = text[: end + 1]
     marker = _MARKER.search(text) if "truncated" in text or "omitted" in text else None
     if marker is not None:
         count = int(marker.group(1) or marker.group(3) or marker.group(5))

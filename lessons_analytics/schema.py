@@ -417,6 +417,12 @@ BASE_TABLES: dict[str, dict[str, Any]] = {
         "first_line": Int,
         "last_line": Int,
     },
+    # INDEX.md as it was on disk when the base was read: the index-layout rules' input
+    "raw_index_current": {
+        "base_path": Str,
+        "file_path": Str,
+        "text": Str,
+    },
     "raw_quarantine": {
         "base_path": Str,
         "line_no": Int,

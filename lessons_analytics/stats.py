@@ -1,8 +1,12 @@
 """The judge's sleep signs (metrics.md §6) for one base, and the sleep marker line.
 
-Signs that need transcripts (recalled-but-failed, never-recalled, costly-ritual,
-costly-body, helped-disagrees) come from the warehouse when one is given; without it they
-are reported with ``value`` null and never fire. The others work from the base alone.
+The signs read the base as the warehouse holds it (``warehouse_stats``), so a report or a
+night's signs come from one file. ``base_stats`` on a base path uses the warehouse when it
+holds that base, and says whether the base's files changed since the last ingest
+(``changed_since_ingest``: the signs are then those of the last ingest); a base the
+warehouse does not hold is read from its files, and the signs that need transcripts
+(recalled-but-failed, never-recalled, costly-ritual, costly-body, helped-disagrees) are
+reported with ``value`` null and never fire.
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from typing import Any
 
 import duckdb
 
-from lessons_analytics import effect, metrics
-from lessons_analytics.bases import BaseSnapshot, load_base
-from lessons_analytics.check import check_base
+from lessons_analytics import baseload, effect, metrics
+from lessons_analytics.bases import load_base, resolve_base
+from lessons_analytics.check import LessonFile, check_index
 from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.redact import redact
 
 BASE_LEVEL = ("candidates-without-verdict", "class-share", "index-layout")
@@ -48,6 +53,8 @@ class BaseStats:
     as_of: date
     signs: list[Sign]
     max_lessons: int = int(THRESHOLDS["sleep_due_lessons"])
+    source: str = "files"  # "warehouse": the base as the last ingest read it
+    changed_since_ingest: bool | None = None  # None: the files were not looked at
 
     @property
     def sleep_due(self) -> bool:
@@ -55,6 +62,7 @@ class BaseStats:
 
     def as_dict(self) -> dict[str, Any]:
         return {"base": self.base, "as_of": self.as_of.isoformat(), "sleep_due": self.sleep_due,
+                "source": self.source, "changed_since_ingest": self.changed_since_ingest,
                 "signs": [s.as_dict() for s in self.signs]}  # fmt: skip
 
 
@@ -68,26 +76,110 @@ def sleep_due(signs: list[Sign], max_lessons: int) -> bool:
     return len(lessons) > max_lessons
 
 
+@dataclass(frozen=True)
+class SignInputs:
+    """What the signs read of a base: its lessons and journal lines (rows with the columns
+    of ``raw_lessons`` / ``raw_hits`` they use) and its INDEX.md (None: there is none)."""
+
+    base_path: str
+    lessons: list[dict[str, Any]]
+    hits: list[dict[str, Any]]
+    index_path: str
+    index_text: str | None
+
+    @classmethod
+    def from_files(cls, base: Path) -> SignInputs:
+        snap = load_base(base)
+        base_path = snap.base["base_path"]
+        index = snap.index_current[0] if snap.index_current else None
+        return cls(
+            base_path,
+            snap.lessons,
+            snap.hits,
+            index["file_path"] if index else str(Path(base_path) / "INDEX.md"),
+            index["text"] if index else None,
+        )
+
+    @classmethod
+    def from_warehouse(cls, con: duckdb.DuckDBPyConnection, base: str) -> SignInputs | None:
+        """None when the warehouse does not hold the base."""
+        rows = _held(con, base)
+        if not rows:
+            return None
+        return cls(
+            base,
+            metrics.query(con, "sign_lessons", bases=[base]).to_dicts(),
+            metrics.query(con, "sign_hits", bases=[base]).to_dicts(),
+            rows[0]["index_path"] or str(Path(base) / "INDEX.md"),
+            rows[0]["index_text"],
+        )
+
+    def lesson_files(self) -> list[LessonFile]:
+        return [
+            LessonFile(row["lesson_id"], Path(row["file_path"]).name, row["status"])
+            for row in self.lessons
+        ]
+
+
+def _held(con: duckdb.DuckDBPyConnection, base: str) -> list[dict[str, Any]]:
+    try:
+        return metrics.query(con, "sign_base", bases=[base]).to_dicts()
+    except duckdb.CatalogException:  # layers never built, or built by an older version
+        return []
+
+
 def base_stats(
     base: Path,
     as_of: date,
     thresholds: dict[str, float] | None = None,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> BaseStats:
+    """The signs of the base at ``base`` (its LESSONS folder or the project holding it):
+    from the warehouse ``con`` when it holds the base, else from the base's files."""
+    path = resolve_base(base)
+    held = _held(con, str(path)) if con is not None else []
+    if con is not None and held:
+        stats = warehouse_stats(con, str(path), as_of, thresholds)
+        stats.changed_since_ingest = baseload.fingerprint(path) != held[0]["fingerprint"]
+        return stats
+    return _stats(SignInputs.from_files(path), as_of, thresholds, con)
+
+
+def warehouse_stats(
+    con: duckdb.DuckDBPyConnection,
+    base: str,
+    as_of: date,
+    thresholds: dict[str, float] | None = None,
+) -> BaseStats:
+    """The signs of a base the warehouse holds, from the warehouse alone (no file, no
+    git): the base as the last ingest read it. ``BaseNotFound`` when it does not hold it."""
+    inputs = SignInputs.from_warehouse(con, base)
+    if inputs is None:
+        raise BaseNotFound(f"{base}: not in the warehouse; ingest it first")
+    stats = _stats(inputs, as_of, thresholds, con)
+    stats.source = "warehouse"
+    return stats
+
+
+def _stats(
+    inputs: SignInputs,
+    as_of: date,
+    thresholds: dict[str, float] | None,
+    con: duckdb.DuckDBPyConnection | None,
+) -> BaseStats:
     t = {**THRESHOLDS, **(thresholds or {})}
-    snap = load_base(base)
-    signs = _base_signs(snap, as_of, t)
-    signs.extend(_transcript_signs(snap, t, con))
-    failures = check_base(base, t)
+    signs = _base_signs(inputs, as_of, t)
+    signs.extend(_transcript_signs(inputs, t, con))
+    failures = check_index(inputs.index_path, inputs.index_text, inputs.lesson_files(), t)
     signs.append(Sign("index-layout", len(failures), 0, bool(failures)))
-    return BaseStats(snap.base["base_path"], as_of, signs, int(t["sleep_due_lessons"]))
+    return BaseStats(inputs.base_path, as_of, signs, int(t["sleep_due_lessons"]))
 
 
-def _lessons(snap: BaseSnapshot, status: str) -> list[dict[str, Any]]:
+def _lessons(snap: SignInputs, status: str) -> list[dict[str, Any]]:
     return [row for row in snap.lessons if row["status"] == status]
 
 
-def _hits(snap: BaseSnapshot, lesson_id: str) -> list[dict[str, Any]]:
+def _hits(snap: SignInputs, lesson_id: str) -> list[dict[str, Any]]:
     return [h for h in snap.hits if h["lesson_id"] == lesson_id and h["is_hit"]]
 
 
@@ -116,7 +208,7 @@ def _age(as_of: date, since: date | None) -> int | None:
     return (as_of - since).days if since else None
 
 
-def _base_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Sign]:
+def _base_signs(snap: SignInputs, as_of: date, t: dict[str, float]) -> list[Sign]:
     candidates = _lessons(snap, "candidate")
     needs, stale = [], []
     for lesson in candidates:
@@ -149,7 +241,7 @@ def _base_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Si
     return signs
 
 
-def _class_share(snap: BaseSnapshot, t: dict[str, float]) -> Sign:
+def _class_share(snap: SignInputs, t: dict[str, float]) -> Sign:
     classes = {row["lesson_id"]: row["lesson_class"] for row in snap.lessons}
     hits = [h for h in snap.hits if h["is_hit"]]
     counts: dict[str, int] = {}
@@ -172,7 +264,7 @@ def _class_share(snap: BaseSnapshot, t: dict[str, float]) -> Sign:
     )
 
 
-def _active_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Sign]:
+def _active_signs(snap: SignInputs, as_of: date, t: dict[str, float]) -> list[Sign]:
     active = _lessons(snap, "active")
     quiet, unconfirmed = [], []
     for lesson in active:
@@ -188,7 +280,7 @@ def _active_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[
     ]
 
 
-def _body_signs(snap: BaseSnapshot, t: dict[str, float]) -> list[Sign]:
+def _body_signs(snap: SignInputs, t: dict[str, float]) -> list[Sign]:
     fat = [row["lesson_id"] for row in snap.lessons if row["body_bytes"] > t["fat_body_bytes"]]
     heavy = [
         row["lesson_id"] for row in snap.lessons
@@ -201,14 +293,14 @@ def _body_signs(snap: BaseSnapshot, t: dict[str, float]) -> list[Sign]:
 
 
 def _transcript_signs(
-    snap: BaseSnapshot, t: dict[str, float], con: duckdb.DuckDBPyConnection | None
+    snap: SignInputs, t: dict[str, float], con: duckdb.DuckDBPyConnection | None
 ) -> list[Sign]:
     names = [("recalled-but-failed", t["recalled_but_failed_hits"]),
              ("never-recalled", t["never_recalled_hits"]),
              ("costly-ritual", t["costly_ritual_hours_per_week"]),
              ("costly-body", t["costly_body_tokens_per_week"]),
              ("helped-disagrees", None)]  # fmt: skip
-    base = snap.base["base_path"]
+    base = snap.base_path
     if con is None or not _in_warehouse(con, base):
         return [Sign(name, None, threshold, False) for name, threshold in names]
     filters = metrics.Filters((base,))

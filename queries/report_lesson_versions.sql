@@ -1,6 +1,6 @@
--- report_lesson_versions: every committed version of each lesson file, with the repository
--- it lives in, for the report's "life of the base" (the status of each version is read
--- from git by the report: it is not stored in the warehouse).
+-- report_lesson_versions: every committed version of each lesson file with the status and
+-- class its front matter declared (stored at ingest; null when it did not parse), for the
+-- report's "life of the base".
 -- Grain: one row per (base, lesson file, commit), oldest first.
 -- Parameters: $bases (list or null = all), $until (commit time, exclusive; null = open).
 -- Reads stg_lesson_versions: no mart carries the lesson file versions.
@@ -25,6 +25,8 @@ select
     strftime(versions.committed_at, '%G-W%V') as week,
     versions.body_bytes,
     versions.hits,
+    versions.status,
+    versions.lesson_class,
     bases.repo_root,
 from versions
 left join bases using (base_path)

@@ -9,6 +9,7 @@ hand in the comments next to them.
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from pathlib import Path
@@ -22,7 +23,14 @@ from click.testing import CliRunner
 from lessons_analytics import warehouse
 from lessons_analytics.cli import cli
 from lessons_analytics.ingest import ingest
-from lessons_analytics.stats import BaseStats, Sign, apply_marker, base_stats, marker_line
+from lessons_analytics.stats import (
+    BaseStats,
+    Sign,
+    apply_marker,
+    base_stats,
+    marker_line,
+    warehouse_stats,
+)
 
 AS_OF = date(2026, 11, 30)
 SIGN_NAMES = [
@@ -126,7 +134,20 @@ def stats_of(
     thresholds: dict[str, float] | None = None,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> BaseStats:
-    return base_stats(base, as_of, thresholds, con)
+    """The signs of ``base``; without ``con`` also from a warehouse that ingested only the
+    base, which must give every sign the files give (the transcript signs aside: the files
+    alone cannot weigh them)."""
+    stats = base_stats(base, as_of, thresholds, con)
+    if con is None:
+        with tempfile.TemporaryDirectory() as folder:
+            db = Path(folder) / "w.duckdb"
+            ingest(db, [], [base])
+            with duckdb.connect(str(db), read_only=True) as held:
+                stored = warehouse_stats(held, str(base.resolve()), as_of, thresholds)
+        assert stored.source == "warehouse" and stats.source == "files"
+        kept = [s.as_dict() for s in stats.signs if s.name not in TRANSCRIPT_SIGNS]
+        assert [s.as_dict() for s in stored.signs if s.name not in TRANSCRIPT_SIGNS] == kept
+    return stats
 
 
 def sign(stats: BaseStats, name: str) -> Sign:
@@ -956,6 +977,8 @@ def test_json_document_shape(tmp_path: Path) -> None:
     assert entry["base"] == str(base.resolve())
     assert entry["sleep_due"] is True
     assert [s["name"] for s in entry["signs"]] == SIGN_NAMES
+    # no warehouse holds the base: weighed from its files, which were not compared to one
+    assert (entry["source"], entry["changed_since_ingest"]) == ("files", None)
     for item in entry["signs"]:
         assert set(item) == {"name", "value", "threshold", "fired", "lessons"}
         assert isinstance(item["fired"], bool)
@@ -976,6 +999,37 @@ def test_json_document_shape(tmp_path: Path) -> None:
         "lessons": [],
     }
     assert (base / "INDEX.md").read_bytes() == INDEX_LF  # without --mark nothing is written
+
+
+def test_a_base_changed_since_the_ingest_is_weighed_as_ingested_and_not_marked(
+    tmp_path: Path,
+) -> None:
+    # ingested with 11 candidates (> 10: candidates-without-verdict fires); then one is
+    # promoted on disk: the warehouse still holds 11, and says the files changed
+    lessons = {f"L-{n:04d}": lesson(f"L-{n:04d}", status="candidate") for n in range(1, 12)}
+    base = build(tmp_path / "proj", lessons, index=index_text(candidates=list(lessons)))
+    db = tmp_path / "w.duckdb"
+    ingest(db, [], [base])
+    (entry,) = run_json(base, db)["bases"]
+    assert (entry["source"], entry["changed_since_ingest"]) == ("warehouse", False)
+    assert {s["name"]: s["value"] for s in entry["signs"]}["candidates-without-verdict"] == 11
+    first = base / "L-0001.md"
+    first.write_text(first.read_text().replace("status: candidate", "status: deferred"))
+    (entry,) = run_json(base, db)["bases"]
+    assert entry["changed_since_ingest"] is True
+    assert {s["name"]: s["value"] for s in entry["signs"]}["candidates-without-verdict"] == 11
+    text = run("stats", str(base), "--as-of", AS_OF.isoformat(), db=db)
+    assert text.exit_code == 0 and "changed since the last ingest" in text.stderr
+    before = (base / "INDEX.md").read_bytes()
+    refused = run("stats", str(base), "--mark", "--as-of", AS_OF.isoformat(), db=db)
+    assert refused.exit_code == 1 and "run `lessons-analytics ingest` first" in refused.output
+    assert (base / "INDEX.md").read_bytes() == before
+    ingest(db, [], [base])
+    (entry,) = run_json(base, db)["bases"]
+    assert entry["changed_since_ingest"] is False
+    assert {s["name"]: s["value"] for s in entry["signs"]}["candidates-without-verdict"] == 10
+    marked = run("stats", str(base), "--mark", "--as-of", AS_OF.isoformat(), db=db)
+    assert marked.exit_code == 0, marked.output
 
 
 def test_config_thresholds_change_what_fires(tmp_path: Path) -> None:

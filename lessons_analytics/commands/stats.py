@@ -54,6 +54,9 @@ def stats_cmd(
 ) -> None:
     """Sleep signs per base: number, threshold, fired, the lessons that fired them.
 
+    A base the warehouse holds is weighed as the last ingest read it (a note says when its
+    files changed since; --mark then refuses); any other base from its files.
+
     Example: lessons-analytics stats ~/src/app --as-of 2026-11-30 --json
     """
     try:
@@ -61,6 +64,13 @@ def stats_cmd(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--as-of") from exc
     results = compute(app, _targets(base_paths(base, bases)), day)
+    stale = [r.base for r in results if r.changed_since_ingest]
+    if mark and stale:
+        # a marker must say what the files it is written into say
+        raise click.ClickException(
+            f"{stale[0]} changed since the last ingest: run `lessons-analytics ingest`"
+            " first, so that the marker weighs the base as it is"
+        )
     changed = []
     if mark:
         for result in results:
@@ -73,6 +83,12 @@ def stats_cmd(
         echo_json(doc)
         return
     click.echo(tables.stats(results))
+    for base_path in stale:
+        click.echo(
+            f"note: {base_path} changed since the last ingest; these signs weigh it as that"
+            " ingest read it (run `lessons-analytics ingest` to weigh it as it is)",
+            err=True,
+        )
     for path in changed:
         click.echo(f"marker updated: {path}", err=True)
 

@@ -11,6 +11,7 @@ The numbers come from the same ``metrics`` functions as the commands' ``--json``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
@@ -72,13 +73,23 @@ def to_json(document: Any) -> bytes:
 
 
 def _relative(value: Any, root: str) -> Any:
-    """Every string naming a path under ``root`` made relative to it."""
+    """Every string naming a path under ``root`` made relative to it. A Claude Code project
+    folder is named after its cwd with every character but letters and digits turned into
+    ``-``: one for a cwd under ``root`` loses ``root``'s part too (``-repos-atlas``), so that
+    the report does not depend on where ``root`` is."""
+    encoded = re.sub(r"[^A-Za-z0-9]", "-", root) + "-"
+    return _replaced(value, [(root + "/", ""), (encoded, "-")] if root.strip("/") else [])
+
+
+def _replaced(value: Any, pairs: list[tuple[str, str]]) -> Any:
     if isinstance(value, str):
-        return value.replace(root + "/", "") if root in value else value
+        for old, new in pairs:
+            value = value.replace(old, new)
+        return value
     if isinstance(value, list):
-        return [_relative(v, root) for v in value]
+        return [_replaced(v, pairs) for v in value]
     if isinstance(value, dict):
-        return {k: _relative(v, root) for k, v in value.items()}
+        return {k: _replaced(v, pairs) for k, v in value.items()}
     return value
 
 

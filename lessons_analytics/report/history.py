@@ -1,70 +1,23 @@
 """The life of a base from its git history: status changes of its lessons, index re-layouts.
 
-The warehouse keeps every committed version of each lesson file (``stg_lesson_versions``)
-but not the status each version declared, so it is read here from git (one
-``git cat-file --batch`` per repository). Without git, or when the repository is gone, every
-version is taken to have the lesson's current status: additions still show, status changes
-do not, and ``git`` is reported false.
+Everything comes from the warehouse: ingest stores each committed version of every lesson
+file with the status its front matter declared (``stg_lesson_versions``), so the report of
+a week reads no file and no git. A base outside git has no versions: ``from_git`` is false
+and its life shows nothing.
 """
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Any
 
 import duckdb
-import frontmatter
-import polars as pl
 
 from lessons_analytics import metrics
-from lessons_analytics.bases import read_blobs
 
 # An index re-layout: the Active heading moved by more than this many lines between two
 # consecutive versions (adding or removing a note above it moves it by one).
 RELAYOUT_LINES = 3
-_STATUS = re.compile(r"^status\s*:\s*['\"]?([A-Za-z-]+)", re.MULTILINE)
 EVENT_KINDS = ("added", "promoted", "deferred", "retired", "reopened", "demoted")
-
-
-def version_statuses(versions: pl.DataFrame) -> tuple[list[str | None], bool]:
-    """The front-matter status of each row of ``report_lesson_versions``, and whether git
-    answered for all of them."""
-    statuses: list[str | None] = [None] * versions.height
-    complete = True
-    rows = versions.with_row_index("row").to_dicts()
-    by_root: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        by_root.setdefault(row["repo_root"] or "", []).append(row)
-    for root, items in by_root.items():
-        blobs = _blobs(Path(root), [(r["commit"], _relpath(root, r["file_path"])) for r in items])
-        for row, blob in zip(items, blobs, strict=True):
-            statuses[row["row"]] = _status(blob) if blob is not None else None
-            complete = complete and blob is not None
-    return statuses, complete
-
-
-def _relpath(root: str, path: str) -> str:
-    try:
-        return Path(path).relative_to(root).as_posix()
-    except ValueError:
-        return path
-
-
-def _blobs(root: Path, wanted: list[tuple[str, str]]) -> list[bytes | None]:
-    if not wanted or not root.parts or not root.is_dir():
-        return [None] * len(wanted)
-    return read_blobs(root, wanted)
-
-
-def _status(blob: bytes) -> str | None:
-    text = blob.decode("utf-8", errors="replace")
-    try:
-        value = frontmatter.loads(text).metadata.get("status")
-    except Exception:  # broken YAML in an old version: fall back to the plain line
-        match = _STATUS.search(text.split("\n---", 1)[0])
-        value = match.group(1) if match else None
-    return str(value).strip().lower() if value is not None else None
 
 
 def _kind(before: str | None, after: str | None) -> str | None:
@@ -83,15 +36,11 @@ def lesson_events(
     con: duckdb.DuckDBPyConnection, base: str, until: Any
 ) -> tuple[list[dict[str, Any]], bool]:
     """Every addition and status change of the base's lessons before ``until``, oldest first,
-    and whether the statuses came from git."""
+    and whether the base is in git (without git there is no history to show)."""
     versions = metrics.query(con, "report_lesson_versions", bases=[base], until=until)
-    statuses, from_git = version_statuses(versions)
-    current = {
-        r["lesson_id"]: r["status"]
-        for r in metrics.run_sql(
-            con, "select lesson_id, status from dim_lessons where base_path = $base", {"base": base}
-        ).to_dicts()
-    }
+    in_git = metrics.run_sql(
+        con, "select is_git from dim_bases where base_path = $base", {"base": base}
+    )["is_git"].to_list()
     retired = {
         r["lesson_id"]: r
         for r in metrics.run_sql(
@@ -103,9 +52,8 @@ def lesson_events(
     }
     events: list[dict[str, Any]] = []
     last: dict[str, str | None] = {}
-    for row, status in zip(versions.to_dicts(), statuses, strict=True):
-        lid = row["lesson_id"]
-        status = status if from_git else current.get(lid)
+    for row in versions.to_dicts():
+        lid, status = row["lesson_id"], row["status"]
         common = {
             "lesson_id": lid,
             "week": row["week"],
@@ -122,7 +70,7 @@ def lesson_events(
                 event["where"] = retired[lid]["where_"]
             events.append(event)
         last[lid] = status
-    return events, from_git
+    return events, bool(in_git and in_git[0])
 
 
 def life_by_week(events: list[dict[str, Any]], weeks: list[str]) -> list[dict[str, Any]]:

@@ -556,8 +556,8 @@ def _life(out: Layout, s: dict[str, Any], tag: str, weeks: list[str]) -> None:
     if not life["from_git"]:
         out.add(
             Para(
-                "Git history not available: statuses are those of the files now, so only "
-                "additions are shown.",
+                "The base is not in git: the warehouse holds no history of its lessons "
+                "(no additions or status changes to show).",
                 "note",
             )
         )

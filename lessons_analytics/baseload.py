@@ -1,0 +1,161 @@
+"""The lesson-base load stage: which bases the transcripts' working directories stand in,
+whether any changed since the last run, and their rows into the raw base tables.
+
+A base is re-read whole when its fingerprint (its files and the repository HEAD) changed;
+the cwd -> base links are rewritten whenever they change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+
+from lessons_analytics import bases as base_reader
+from lessons_analytics import warehouse
+from lessons_analytics.bases import BaseSnapshot
+from lessons_analytics.schema import BASE_TABLES, Str, base_frame
+
+
+@dataclass(frozen=True)
+class BaseRefresh:
+    reloaded: bool  # a base changed: every base table was re-read
+    links_changed: bool  # the cwd -> base links changed
+    links_only_added: bool  # ... and only by links for new working directories
+
+
+def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> BaseRefresh:
+    """Re-read the bases when any changed since the last run, and the cwd -> base links."""
+    links = _links(con)
+    wanted = {base for _cwd, base in links}
+    wanted |= {str(base_reader.resolve_base(path)) for path in extra_bases}
+    fingerprints = {base: fingerprint(Path(base)) for base in sorted(wanted)}
+    cwd_rows = [{"cwd": c, "base_path": b, "depth": d} for (c, b), d in sorted(links.items())]
+    old = {
+        tuple(row)
+        for row in con.execute(f"select cwd, base_path, depth from {LINK_TABLE}").fetchall()
+    }
+    new = {(row["cwd"], row["base_path"], row["depth"]) for row in cwd_rows}
+    if _known_fingerprints(con) == fingerprints:
+        if old != new:
+            warehouse.replace_table(con, LINK_TABLE, base_frame(LINK_TABLE, cwd_rows))
+        return BaseRefresh(False, old != new, old <= new)
+    tables: dict[str, list[dict[str, Any]]] = {name: [] for name in BASE_TABLES}
+    for path, stamp in fingerprints.items():
+        snapshot = base_reader.load_base(Path(path))
+        for name, rows in snapshot_rows(snapshot, stamp).items():
+            tables[name].extend(rows)
+    tables[LINK_TABLE] = cwd_rows
+    for name, rows in tables.items():
+        warehouse.replace_table(con, name, base_frame(name, rows))
+    return BaseRefresh(True, old != new, False)
+
+
+def _links(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], int]:
+    """(cwd, base) -> depth for every working directory a transcript names (0 = nearest)."""
+    cwds = [
+        row[0]
+        for table in ("raw_events", "raw_tool_calls")
+        for row in con.execute(f"select distinct cwd from {table} where cwd is not null").fetchall()
+    ]
+    links: dict[tuple[str, str], int] = {}
+    for cwd in cwds:
+        for depth, base in enumerate(base_reader.discover_bases(cwd)):
+            links.setdefault((cwd, str(base)), depth)
+    return links
+
+
+# Each field ``x`` of a BaseSnapshot fills the raw table ``raw_x``, except these two, whose
+# tables say whose rows they are; raw_cwd_bases holds the links, which no snapshot has.
+_TABLE_OF_FIELD = {"base": "raw_bases", "errors": "raw_base_errors"}
+LINK_TABLE = "raw_cwd_bases"
+
+
+def table_of(field_name: str) -> str:
+    """The raw table a BaseSnapshot field is written to."""
+    return _TABLE_OF_FIELD.get(field_name, f"raw_{field_name}")
+
+
+def snapshot_rows(snapshot: BaseSnapshot, base_fingerprint: str) -> dict[str, list[dict[str, Any]]]:
+    """The rows of every raw base table a snapshot fills, checked against BASE_TABLES.
+
+    A row key that is not a column of its table raises ``KeyError``: a loader bug, which
+    would otherwise turn into a silent null. Rows without ``base_path`` (the errors) get the
+    snapshot's; a dict in a string column (a hit's extra fields) is stored as JSON."""
+    base_path = snapshot.base["base_path"]
+    out: dict[str, list[dict[str, Any]]] = {}
+    for item in fields(snapshot):
+        value = getattr(snapshot, item.name)
+        table = table_of(item.name)
+        columns = BASE_TABLES[table]
+        rows = [{**value, "fingerprint": base_fingerprint}] if item.name == "base" else value
+        out[table] = [_checked(table, columns, row, base_path) for row in rows]
+    return out
+
+
+def _checked(
+    table: str, columns: dict[str, Any], row: dict[str, Any], base_path: str
+) -> dict[str, Any]:
+    unknown = set(row) - set(columns)
+    if unknown:
+        raise KeyError(f"{table} has no column {sorted(unknown)[0]!r}")
+    out = {"base_path": base_path, **row} if "base_path" in columns else dict(row)
+    for name, value in out.items():
+        if isinstance(value, dict) and columns[name] == Str:
+            out[name] = orjson.dumps(value).decode()
+    return out
+
+
+def fingerprint(base: Path) -> str:
+    """Changes whenever a file of the base or the repository HEAD changes. INDEX.md counts
+    by its content without the sleep marker, so refreshing the marker is not a change."""
+    digest = hashlib.blake2b(digest_size=16)
+    # a warehouse written with other base columns re-reads its bases once
+    digest.update(repr(sorted((t, list(c)) for t, c in BASE_TABLES.items())).encode())
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return "missing"
+    for entry in entries:
+        if entry.name == "INDEX.md":
+            try:
+                text = Path(entry.path).read_bytes()
+            except OSError:
+                text = b""
+            kept = [
+                line
+                for line in text.splitlines()
+                if not line.lstrip().startswith(b"<!-- sleep-due:")
+            ]
+            digest.update(b"INDEX.md:" + hashlib.blake2b(b"\n".join(kept)).digest())
+            continue
+        stat = entry.stat()
+        digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    root = base_reader.repo_root_of(base)
+    if root is not None:
+        for ref in (root / ".git" / "HEAD", root / ".git" / "index"):
+            with contextlib.suppress(OSError):
+                digest.update(f"{ref}:{ref.stat().st_mtime_ns};".encode())
+    return digest.hexdigest()
+
+
+def _known_fingerprints(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    if not _table_rows(con, "raw_bases"):
+        return {}
+    return dict(con.execute("select base_path, fingerprint from raw_bases").fetchall())
+
+
+def _table_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    exists = con.execute(
+        "select count(*) from information_schema.tables where table_name = ?", [table]
+    ).fetchall()[0]
+    if not exists[0]:
+        return 0
+    count = con.execute(f"select count(*) from {table}").fetchall()[0]
+    return int(count[0])
