@@ -1,5 +1,6 @@
 -- fct_messages: conversation messages; streamed assistant pieces merged into one response.
 -- Grain: one row per user/developer message line, and one per assistant response
+-- key: session_id, agent_key, message_key
 -- incremental: session_id (rows depend on their own session only)
 -- (message.id, requestId) keeping the usage of the piece with the largest total, as
 -- ccusage does. Codex messages come from response_item lines only.
