@@ -39,7 +39,12 @@ def _warehouse_types() -> dict[str, dict[str, str]]:
         warehouse.ensure_raw_tables(con)
         transform.build(con)
         names = [row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()]
-        names += [row[0] for row in con.execute("select view_name from duckdb_views() where not internal").fetchall()]
+        names += [
+            row[0]
+            for row in con.execute(
+                "select view_name from duckdb_views() where not internal"
+            ).fetchall()
+        ]
         return {
             name: {col: typ for col, typ, *_ in con.execute(f'describe "{name}"').fetchall()}
             for name in names
