@@ -8,18 +8,34 @@ from sqlunit import Case, check, check_mutants
 MODEL = "int_agent_runs_identified"
 
 
-def ev(session: str, agent: str, line_no: int, hhmm: str, role: str, text: str | None = None,
-       cwd: str | None = None, tool_uses: int = 0) -> dict[str, object]:
-    return {"session_id": session, "agent_key": agent, "line_no": line_no,
-            "agent_id": None if agent == "main" else agent, "runtime": "claude",
-            "ts": f"2026-11-02 {hhmm}:00+00", "role": role, "text_head": text, "cwd": cwd,
-            "file_path": f"/p/{session if agent == 'main' else agent}.jsonl",
-            "tool_uses": tool_uses, "is_sidechain": agent != "main"}
+def ev(
+    session: str,
+    agent: str,
+    line_no: int,
+    hhmm: str,
+    role: str,
+    text: str | None = None,
+    cwd: str | None = None,
+    tool_uses: int = 0,
+) -> dict[str, object]:
+    return {
+        "session_id": session,
+        "agent_key": agent,
+        "line_no": line_no,
+        "agent_id": None if agent == "main" else agent,
+        "runtime": "claude",
+        "ts": f"2026-11-02 {hhmm}:00+00",
+        "role": role,
+        "text_head": text,
+        "cwd": cwd,
+        "file_path": f"/p/{session if agent == 'main' else agent}.jsonl",
+        "tool_uses": tool_uses,
+        "is_sidechain": agent != "main",
+    }
 
 
 def result(session: str, agent: str, text: str) -> dict[str, object]:
-    return {"session_id": session, "agent_id": agent, "text_head": text,
-            "result_chars": len(text)}
+    return {"session_id": session, "agent_id": agent, "text_head": text, "result_chars": len(text)}
 
 
 GIVEN = {
@@ -45,11 +61,26 @@ GIVEN = {
 }
 
 
-def run(session: str, agent: str, warmup: bool, events: int, first: str | None,
-        cwd: str | None, started: str) -> dict[str, object]:
-    return {"session_id": session, "agent_key": agent, "agent_run_id": f"{session}/{agent}",
-            "is_main": agent == "main", "is_warmup": warmup, "events": events,
-            "first_user_text": first, "cwd": cwd, "started_at": f"2026-11-02 {started}:00+00"}
+def run(
+    session: str,
+    agent: str,
+    warmup: bool,
+    events: int,
+    first: str | None,
+    cwd: str | None,
+    started: str,
+) -> dict[str, object]:
+    return {
+        "session_id": session,
+        "agent_key": agent,
+        "agent_run_id": f"{session}/{agent}",
+        "is_main": agent == "main",
+        "is_warmup": warmup,
+        "events": events,
+        "first_user_text": first,
+        "cwd": cwd,
+        "started_at": f"2026-11-02 {started}:00+00",
+    }
 
 
 CASES = [
@@ -75,7 +106,10 @@ MUTANTS = [
     ("and spawns.agent_key is null", "and true"),
     ("direct.is_warmup or spread.agent_key is not null as", "direct.is_warmup as"),
     ("arg_min(cwd, (ts, file_path, line_no))", "arg_max(cwd, (ts, file_path, line_no))"),
-    ("from stg_tool_results\n    where spawned_agent_id is not null", "from stg_tool_results\n    where false"),
+    (
+        "from stg_tool_results\n    where spawned_agent_id is not null",
+        "from stg_tool_results\n    where false",
+    ),
     ("where tool_use_id is not null", "where false"),
 ]
 

@@ -8,10 +8,25 @@ from sqlunit import Case, check, check_mutants
 MODEL = "int_events_deduplicated"
 
 
-def line(file_id: int, line_no: int, session: str | None, uuid: str | None, ts: str,
-         path: str, text: str | None = None) -> dict[str, object]:
-    return {"file_id": file_id, "line_no": line_no, "session_id": session, "uuid": uuid,
-            "ts": f"2026-11-02 {ts}+00", "file_path": path, "text": text, "agent_key": "main"}
+def line(
+    file_id: int,
+    line_no: int,
+    session: str | None,
+    uuid: str | None,
+    ts: str,
+    path: str,
+    text: str | None = None,
+) -> dict[str, object]:
+    return {
+        "file_id": file_id,
+        "line_no": line_no,
+        "session_id": session,
+        "uuid": uuid,
+        "ts": f"2026-11-02 {ts}+00",
+        "file_path": path,
+        "text": text,
+        "agent_key": "main",
+    }
 
 
 CASES = [

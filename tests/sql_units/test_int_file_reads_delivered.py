@@ -9,17 +9,29 @@ MODEL = "int_file_reads_delivered"
 
 
 def read(tid: str, method: str = "cat", **cols: object) -> dict[str, object]:
-    row: dict[str, object] = {"tool_use_id": tid, "read_idx": 0, "path": "/r/LESSONS/L-0001.md",
-                              "method": method, "n_files": 1, "has_result": True,
-                              "runtime": "claude", "is_error": False, "is_numbered": False}
+    row: dict[str, object] = {
+        "tool_use_id": tid,
+        "read_idx": 0,
+        "path": "/r/LESSONS/L-0001.md",
+        "method": method,
+        "n_files": 1,
+        "has_result": True,
+        "runtime": "claude",
+        "is_error": False,
+        "is_numbered": False,
+    }
     row.update(cols)
     return row
 
 
 def out(tid: str, source: str, start: int | None, end: int | None) -> dict[str, object]:
-    return {"tool_use_id": tid, "range_source": source,
-            "is_delivered": source not in ("failed", "empty"),
-            "delivered_from": start, "delivered_to": end}
+    return {
+        "tool_use_id": tid,
+        "range_source": source,
+        "is_delivered": source not in ("failed", "empty"),
+        "delivered_from": start,
+        "delivered_to": end,
+    }
 
 
 CASES = [
@@ -76,7 +88,10 @@ MUTANTS = [
     ("when has_result and coalesce(result_lines, 0) = 0 then 'empty'", "when false then 'empty'"),
     ("else least(range_end, range_start + result_lines - 1)", "else range_end"),
     ("then tur_start_line + tur_num_lines - 1", "then tur_start_line + tur_num_lines"),
-    ("when head_part_lines is not null then range_start + head_part_lines - 1", "when false then 0"),
+    (
+        "when head_part_lines is not null then range_start + head_part_lines - 1",
+        "when false then 0",
+    ),
     ("then numbered_last", "then numbered_first"),
 ]
 
