@@ -23,6 +23,6 @@ def test_every_intermediate_model_has_unit_tests() -> None:
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        assert module.MODEL == model
+        assert model == module.MODEL
         assert module.CASES and module.MUTANTS, f"{path.name} needs cases and mutants"
     assert not untested, f"intermediate models without unit tests: {untested}"
