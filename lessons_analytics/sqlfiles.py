@@ -67,3 +67,8 @@ def _dependency_order(paths: list[Path]) -> list[Path]:
         for name in ready:
             del needs[name]
     return [by_name[name] for name in done]
+
+
+def quote_identifier(name: str) -> str:
+    """``name`` as a DuckDB identifier: in double quotes, inner quotes doubled."""
+    return '"' + name.replace('"', '""') + '"'
