@@ -24,7 +24,7 @@ delivered_lines as (
             unnest(string_split(read_text, chr(10))) as line,
         from reads
         where read_text is not null
-    )
+    ) as split_lines
     where trim(line) like '%L-%'
 ),
 

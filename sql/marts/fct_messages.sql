@@ -41,7 +41,14 @@ others as (
     select
         session_id, agent_key, agent_run_id, runtime, role,
         file_id::varchar || ':' || line_no::varchar as message_key,
-        ts, model, 0, 0, 0, 0, 0, is_api_error, 1,
+        ts, model,
+        0 as input_tokens,
+        0 as output_tokens,
+        0 as cache_creation_tokens,
+        0 as cache_read_tokens,
+        0 as tool_uses,
+        is_api_error,
+        1 as pieces,
     from events
     where role <> 'assistant'
 )
