@@ -134,11 +134,15 @@ def check(model: str, case: Case) -> None:
 
 
 def check_mutants(model: str, cases: list[Case], mutants: list[tuple[str, str]]) -> None:
-    """Each (old, new) replacement in the model's SQL makes at least one case fail."""
+    """Each (old, new) replacement in the model's SQL makes at least one case fail. ``old``
+    matches whatever the layout: a space in it stands for any whitespace (or none next to a
+    bracket or comma), so reformatting the SQL does not orphan a mutant."""
     sql = model_sql(model)
     for old, new in mutants:
-        assert sql.count(old) == 1, f"mutant {old!r} must occur once in {model}"
-        mutated = sql.replace(old, new)
+        pattern = _layout_free(old)
+        found = len(pattern.findall(sql))
+        assert found == 1, f"mutant {old!r} must occur once in {model}, found {found}"
+        mutated = pattern.sub(lambda _, repl=new: repl, sql)
         failed = []
         for case in cases:
             try:
@@ -146,3 +150,18 @@ def check_mutants(model: str, cases: list[Case], mutants: list[tuple[str, str]])
             except duckdb.Error:
                 failed.append(True)
         assert any(failed), f"no case of {model} fails when {old!r} becomes {new!r}"
+
+
+def _layout_free(text: str) -> re.Pattern[str]:
+    parts = re.split(r"(\s+|[(),])", text)
+    out = []
+    for part in parts:
+        if not part:
+            continue
+        if part.isspace():
+            out.append(r"\s+")
+        elif part in "(),":
+            out.append(r"\s*" + re.escape(part) + r"\s*")
+        else:
+            out.append(re.escape(part))
+    return re.compile("".join(out).replace(r"\s+\s*", r"\s*").replace(r"\s*\s+", r"\s*"))

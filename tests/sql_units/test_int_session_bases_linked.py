@@ -45,7 +45,7 @@ CASES = [
     Case("no lines, no bases", given={"stg_cwd_bases": LINKS}, expected=[]),
 ]
 MUTANTS = [
-    ("select distinct\n", "select\n"),
+    ("select distinct session_cwds.session_id", "select session_cwds.session_id"),
     ("inner join links", "left join links"),
     (
         "from int_events_deduplicated where session_id is not null",
