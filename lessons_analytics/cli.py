@@ -33,6 +33,7 @@ _COMMANDS = {
     "report": "report:report_cmd",
     "retro": "retro:retro_cmd",
     "export": "export:export_cmd",
+    "check-warehouse": "check_warehouse:check_warehouse_cmd",
 }
 
 

@@ -43,6 +43,7 @@ PARAM_TYPES: dict[str, str] = {
     "lesson": "string",
     "session": "string",
     "sessions": "array<string>",  # the export_* queries: ids from export_sessions
+    "call_ids": "array<string>",  # cost_active: the tool_use_ids cost_calls matched
     "pattern": "string",
     "retire_window_days": "bigint",  # effect_lessons
     "window_sessions": "bigint",  # effect_interventions

@@ -100,3 +100,8 @@ def query_catalog() -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def quote_identifier(name: str) -> str:
+    """``name`` as a DuckDB identifier: in double quotes, inner quotes doubled."""
+    return '"' + name.replace('"', '""') + '"'

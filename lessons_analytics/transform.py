@@ -17,6 +17,7 @@ from pathlib import Path
 
 import duckdb
 
+from lessons_analytics import sqlheader
 from lessons_analytics.sqlfiles import layer_files
 
 
@@ -65,20 +66,14 @@ def _build_one(con: duckdb.DuckDBPyConnection, path: Path, sessions_table: str |
 
 
 def is_incremental(body: str) -> bool:
-    return "-- incremental: session_id" in _header(body)
-
-
-def _header(body: str) -> str:
-    return body.split("\nwith", 1)[0].split("\nselect", 1)[0]
+    return sqlheader.parse(body).incremental == "session_id"
 
 
 def materialization(path: Path, body: str) -> str:
     """Staging models are views and the rest tables, unless the file's header says
     ``-- materialized: view`` (an intermediate step read by few models, cheaper to recompute
     than to store)."""
-    if path.parent.name == "staging":
-        return "view"
-    return "view" if "-- materialized: view" in _header(body) else "table"
+    return sqlheader.parse(body, path.stem, path.parent.name).materialized
 
 
 def models_fingerprint() -> str:

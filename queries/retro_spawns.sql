@@ -2,7 +2,8 @@
 -- result, for the gate-rejection detector of `retro`.
 -- Grain: one row per spawning tool call.
 -- last_agent_file / last_agent_line: the spawned run's last assistant line (its final
--- answer, when the call's result is missing). transcript_file: the calling run's file. session_ended_at: the session's last event.
+-- answer, when the call's result is missing). transcript_file: the calling run's file.
+-- session_ended_at: the session's last event.
 -- Parameters: $since (timestamp or null: calls at or after it), $bases (list of base
 -- paths or null: sessions of those bases only).
 with

@@ -13,7 +13,6 @@ from matplotlib.figure import Figure
 
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.cli import cli
-from lessons_analytics.commands.report import report_cmd
 from lessons_analytics.demo import build_demo
 from lessons_analytics.ingest import ingest
 from lessons_analytics.report import (
@@ -335,7 +334,6 @@ def test_report_command(demo: tuple[Path, Path], tmp_path: Path) -> None:
     root, db = demo
     out = tmp_path / "cmd"
     runner = CliRunner()
-    cli.add_command(report_cmd)  # the lead registers it in cli.py; harmless when already there
     result = runner.invoke(
         cli,
         [

@@ -58,7 +58,21 @@ def _params(duck: Any) -> list[dict[str, Any]]:
         "select lesson_id, session_id from fct_recall_evidence order by 1, 2 limit 1"
     ).fetchall()[0]
     base = duck.execute("select min(base_path) from dim_bases").fetchall()[0][0]
-    named = {"pattern": ritual, "lesson": lesson, "session": session, "sessions": [session]}
+    # cost_active: some calls' ids, so its capped gaps inside calls are compared, not zeros
+    call_ids = [
+        row[0]
+        for row in duck.execute(
+            "select tool_use_id from fct_tool_calls where tool_use_id is not null"
+            " order by tool_use_id limit 200"
+        ).fetchall()
+    ]
+    named = {
+        "pattern": ritual,
+        "lesson": lesson,
+        "session": session,
+        "sessions": [session],
+        "call_ids": call_ids,
+    }
     fixed = {
         "divisor": 4,
         "large_bytes": 20480,

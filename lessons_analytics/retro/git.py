@@ -135,18 +135,3 @@ def _signal(
         repo=str(repo),
         detail={"subject": tx.one_line(tx.redacted(commit.subject), 160), **detail},
     )
-
-
-def repo_root(path: Path) -> Path | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(path), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            check=False,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
-        return None
-    return Path(done.stdout.decode().strip())

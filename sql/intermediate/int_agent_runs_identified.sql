@@ -1,5 +1,6 @@
 -- int_agent_runs_identified: a session's main conversation and each subagent run in it.
 -- Grain: one row per (session_id, agent_key); agent_key is 'main' for the main run.
+-- key: session_id, agent_key
 -- incremental: session_id (rows depend on their own session only)
 -- Warm-ups (Claude Code 2.0.x starts one or two agents that never execute anything) are
 -- flagged here and dropped from every mart. A run is a warm-up when

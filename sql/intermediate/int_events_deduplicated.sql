@@ -1,6 +1,7 @@
 -- int_events_deduplicated: transcript lines, each once (text cut to its first 200
 -- characters; the full text stays in stg_events).
 -- Grain: one row per distinct transcript line.
+-- key: file_id, line_no
 -- incremental: session_id (rows depend on their own session only)
 -- Claude Code lines are de-duplicated by `uuid` across files: a resumed session replays
 -- earlier lines with the same uuid (and a different sessionId); the copy kept is the one in

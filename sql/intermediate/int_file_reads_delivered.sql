@@ -1,5 +1,6 @@
 -- int_file_reads_delivered: every file read of a kept agent run, with the delivered range.
 -- Grain: one row per (tool_use_id, read_idx, base_path).
+-- key: tool_use_id, read_idx, base_path (nullable)
 -- incremental: session_id (rows depend on their own session only)
 -- Delivered range, the result text being the evidence when present:
 --   numbered output (Read tool, nl, cat -n, grep -n): the first and last line numbers shown;

@@ -1,7 +1,8 @@
 -- int_file_reads_kept: the files each kept read call asked for, with the range the command names,
 -- and (for INDEX.md reads) the full result text that is the evidence of what was seen.
--- materialized: view (read by few models; recomputing is cheaper than storing a copy)
 -- Grain: one row per (tool_use_id, read_idx).
+-- key: tool_use_id, read_idx
+-- materialized: view (read by few models; recomputing is cheaper than storing a copy)
 with
 
 reads as (

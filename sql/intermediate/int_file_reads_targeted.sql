@@ -1,7 +1,8 @@
 -- int_file_reads_targeted: each read with its call, its result and what it read in a base.
 -- Grain: one row per (tool_use_id, read_idx) and base the path lies in (a path outside
--- incremental: session_id (rows depend on their own session only)
 -- every base gives one row with base_path null).
+-- key: tool_use_id, read_idx, base_path (nullable)
+-- incremental: session_id (rows depend on their own session only)
 -- target: index (INDEX.md), lesson (L-<digits>*.md directly in LESSONS/), quarantine,
 -- retired, other.
 with

@@ -1,5 +1,6 @@
 -- int_index_reads_versioned: reads of a base's INDEX.md with the index version of their time.
 -- Grain: one row per (read, base).
+-- key: tool_use_id, read_idx, base_path
 -- incremental: session_id (rows depend on their own session only)
 -- Index version: the last commit of INDEX.md at or before the read; the earliest version
 -- when the read predates every commit; the worktree file for a base outside git.

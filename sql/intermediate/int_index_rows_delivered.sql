@@ -1,5 +1,6 @@
 -- int_index_rows_delivered: each lesson row of the index version an index read saw or missed.
 -- Grain: one row per (read, base, index row).
+-- key: tool_use_id, read_idx, base_path, version_id, line_no
 -- incremental: session_id (rows depend on their own session only)
 -- When the result text is present it is the evidence: a row is seen when a delivered line
 -- ends with the row's text (line-number or file-name prefixes of Read / nl / grep output
@@ -23,7 +24,7 @@ delivered_lines as (
             unnest(string_split(read_text, chr(10))) as line,
         from reads
         where read_text is not null
-    )
+    ) as split_lines
     where trim(line) like '%L-%'
 ),
 

@@ -1,5 +1,6 @@
 -- int_mentions_kept: a lesson id seen in a tool result, a user message or a system/hook message.
 -- Grain: one row per (kept line, lesson id, tool_use_id).
+-- key: file_id, line_no, lesson_id, tool_use_id (nullable)
 -- materialized: view (read by few models; recomputing is cheaper than storing a copy)
 with
 

@@ -1,5 +1,6 @@
 -- int_session_bases_linked: the bases of each session.
 -- Grain: one row per (session_id, base_path).
+-- key: session_id, base_path
 -- incremental: session_id (rows depend on their own session only)
 -- A session belongs to every base on the path from any working directory its lines (main
 -- run and subagents) record, so a session that moves into a sub-project gains that base.

@@ -1,5 +1,7 @@
--- int_tool_results_deduplicated: tool_result blocks (Claude Code) and call outputs (Codex) of kept lines.
+-- int_tool_results_deduplicated: tool_result blocks (Claude Code) and call outputs (Codex)
+-- of kept lines.
 -- Grain: one row per tool_use_id; when a call has several results, the first one counts.
+-- key: tool_use_id
 -- materialized: view (read by few models; recomputing is cheaper than storing a copy)
 with
 

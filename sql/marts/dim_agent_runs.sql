@@ -1,5 +1,6 @@
 -- dim_agent_runs: main and subagent runs (warm-ups dropped), linked to the spawning call.
 -- Grain: one row per agent run (session_id, agent_key).
+-- key: session_id, agent_key
 -- incremental: session_id (rows depend on their own session only)
 -- Links, most reliable first: the sidecar's toolUseId, the Task/Agent result's agentId
 -- (structured or the `agentId:` text tail), and for inline sidechains the spawning call

@@ -2,6 +2,7 @@
 -- fingerprint (to tell whether they changed since) and INDEX.md as it was on disk,
 -- uncommitted edits included, which the index-layout sign of `stats` checks.
 -- Grain: one row per base (stg_bases).
+-- key: base_path
 -- index_path, index_text: null when the base had no INDEX.md.
 with
 

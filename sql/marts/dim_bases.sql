@@ -1,5 +1,6 @@
 -- dim_bases: the lesson bases the warehouse knows.
 -- Grain: one row per base (absolute path of its LESSONS/ folder).
+-- key: base_path
 with
 
 bases as (

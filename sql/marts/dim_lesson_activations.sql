@@ -1,6 +1,7 @@
 -- dim_lesson_activations: when each lesson became active and stopped being active, from
 -- the status of every version of its file in git (stg_lesson_versions).
 -- Grain: one row per (base, lesson id) of dim_lessons.
+-- key: base_path, lesson_id
 -- activated_at: the commit of the first version whose status is `active` after a version
 -- that was not (or the file's first version, when it was born active). A lesson that went
 -- active, then not, then active again dates from its first activation.

@@ -1,5 +1,6 @@
 -- dim_session_bases: sessions and the bases they belong to.
 -- Grain: one row per (session, base).
+-- key: session_id, base_path
 -- incremental: session_id (rows depend on their own session only)
 with
 

@@ -3,6 +3,7 @@
 -- promoted (its status turned active) or retired (turned retired, or its file deleted),
 -- and a hook or scout prompt file of the repository changed (bases.PROMPT_PATH).
 -- Grain: one row per (base, commit, kind, detail).
+-- key: base_path, commit, kind, detail
 -- detail: the lesson id, the prompt file's path, or 'line A -> B' for a layout change.
 -- The first committed INDEX.md is not a layout change (nothing moved); a lesson whose
 -- first version is already active counts as promoted by that commit.

@@ -1,5 +1,6 @@
 -- fct_body_reads: reads of lesson body files (main and subagent runs alike).
 -- Grain: one row per (read, base).
+-- key: tool_use_id, read_idx, base_path
 -- incremental: session_id (rows depend on their own session only)
 -- chars_delivered: the result's length as the model saw it (line-number prefixes and
 -- truncation markers included) when the result is present, else the body's size at the

@@ -1,5 +1,6 @@
 -- fct_events: every kept transcript line of a kept agent run (warm-ups dropped).
 -- Grain: one row per transcript line. Usage and message ids live in fct_messages.
+-- key: file_id, line_no
 -- incremental: session_id (rows depend on their own session only)
 with
 

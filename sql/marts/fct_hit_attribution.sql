@@ -1,6 +1,7 @@
 -- fct_hit_attribution: every hit (journal line whose defect is not form-only/none) with
 -- what the transcript says about recall before the miss (metrics.md §3).
 -- Grain: one row per hit.
+-- key: file_path, line_no
 -- recall: unknown when the hit names no session or its transcript is not in the warehouse;
 -- else recalled (body read or id quoted, in any run of the session, strictly before the
 -- miss), index_only (only its index row was delivered before the miss), not_recalled.

@@ -1,6 +1,7 @@
 -- fct_hits: hit journal lines; is_hit is false for `defect: form-only` / `none` lines and
 -- for lines that do not parse.
 -- Grain: one row per journal line.
+-- key: file_path, line_no
 -- missed_at: the line's ts, else the end of the named session (null when unknown).
 with
 

@@ -1,5 +1,6 @@
 -- fct_index_reads: reads of a base's INDEX.md, with what they showed of its Active section.
 -- Grain: one row per (read, base).
+-- key: tool_use_id, read_idx, base_path
 -- incremental: session_id (rows depend on their own session only)
 -- active_rows_total / active_rows_seen: Active rows of the index version of the read's time
 -- and those delivered (int_index_rows_delivered says how). blind: none seen; truncated:

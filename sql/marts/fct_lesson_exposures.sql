@@ -2,6 +2,7 @@
 -- became active, with its hits and whether it was recalled (the input of `effect`).
 -- Grain: one row per (base, lesson, session of the base); subagent runs belong to their
 -- session, as everywhere.
+-- key: base_path, lesson_id, session_id
 -- period: 'before' (session started before activated_at, or the lesson was never active),
 -- 'after' (started at or after activated_at and before deactivated_at), 'inactive' (started
 -- after the lesson stopped being active: neither side).

@@ -1,5 +1,6 @@
 -- fct_messages: conversation messages; streamed assistant pieces merged into one response.
 -- Grain: one row per user/developer message line, and one per assistant response
+-- key: session_id, agent_key, message_key
 -- incremental: session_id (rows depend on their own session only)
 -- (message.id, requestId) keeping the usage of the piece with the largest total, as
 -- ccusage does. Codex messages come from response_item lines only.
@@ -40,7 +41,14 @@ others as (
     select
         session_id, agent_key, agent_run_id, runtime, role,
         file_id::varchar || ':' || line_no::varchar as message_key,
-        ts, model, 0, 0, 0, 0, 0, is_api_error, 1,
+        ts, model,
+        0 as input_tokens,
+        0 as output_tokens,
+        0 as cache_creation_tokens,
+        0 as cache_read_tokens,
+        0 as tool_uses,
+        is_api_error,
+        1 as pieces,
     from events
     where role <> 'assistant'
 )

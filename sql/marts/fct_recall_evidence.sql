@@ -1,5 +1,6 @@
 -- fct_recall_evidence: every moment a lesson surfaced in an agent run.
 -- Grain: one row per (agent run, lesson, kind, tool call or line).
+-- key: base_path, lesson_id, kind, tool_use_id (nullable), transcript_file, transcript_line
 -- incremental: session_id (rows depend on their own session only)
 -- kind: 'body' (its file was read, any delivered range), 'quoted' (its id arrived in a tool
 -- result, a user message or a system/hook message; ids inside an INDEX.md read are not

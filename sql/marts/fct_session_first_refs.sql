@@ -3,6 +3,7 @@
 -- effect_intervention_sessions).
 -- Grain: one row per (base, session) that recalled an active lesson of the base or read its
 -- index.
+-- key: base_path, session_id
 -- incremental: session_id (rows depend on their own session only)
 -- recall_file/recall_line/recall_lesson: the earliest surfacing (body read or quoted id, as
 -- in fct_session_recall) of a lesson of the base that is active now, subagents included;

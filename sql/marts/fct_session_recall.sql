@@ -1,6 +1,7 @@
 -- fct_session_recall: for each session and each of its bases, whether the session read the
 -- index and recalled an active lesson (metrics.md §2).
 -- Grain: one row per (session, base).
+-- key: session_id, base_path
 -- incremental: session_id (rows depend on their own session only)
 -- in_scope: the base has at least one lesson whose status is `active` (as the lesson files
 -- stand now). recalled_any: the session (subagents included) read the body of one of those

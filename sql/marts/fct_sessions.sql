@@ -1,5 +1,6 @@
 -- fct_sessions: one top-level conversation with all its agent runs.
 -- Grain: one row per session.
+-- key: session_id
 -- incremental: session_id (rows depend on their own session only)
 -- active_seconds: the sum of the gaps between consecutive timestamped events of the session
 -- (all its runs together), each gap capped at 300 s (the default cap; queries/cost.sql can

@@ -1,6 +1,7 @@
 -- fct_texts: the full text of user, developer and system/hook lines of kept agent runs (typed
 -- prompts, injected harness text, hook output), for retro-collection and quoting.
 -- Grain: one row per transcript line that carries text (the first 4000 characters).
+-- key: file_path, line_no
 -- incremental: session_id (rows depend on their own session only)
 with
 

@@ -1,5 +1,6 @@
 -- fct_tool_calls: tool calls of kept agent runs, call and result paired.
 -- Grain: one row per tool call.
+-- key: tool_use_id
 -- incremental: session_id (rows depend on their own session only)
 with
 

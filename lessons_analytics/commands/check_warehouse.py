@@ -1,0 +1,65 @@
+"""``check-warehouse``: run the audits of the models' headers over a warehouse."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+import duckdb
+
+from lessons_analytics import render, warehouse
+from lessons_analytics.audits import AuditResult, run_audits
+from lessons_analytics.errors import LessonsAnalyticsError
+from lessons_analytics.options import AppContext, echo_json, json_option
+
+
+def audit_document(results: list[AuditResult]) -> dict[str, Any]:
+    failed = [r for r in results if not r.ok]
+    return {
+        "schema": "lessons-analytics/check-warehouse/1",
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "audits": [r.to_dict() for r in results],
+        "totals": {"audits": len(results), "passed": len(results) - len(failed),
+                   "failed": len(failed)},
+    }  # fmt: skip
+
+
+@click.command("check-warehouse")
+@json_option
+@click.pass_obj
+def check_warehouse_cmd(app: AppContext, as_json: bool) -> None:
+    """Audit the warehouse: unique and non-null keys, ends after starts, no negative sizes;
+    exit 1 when any audit fails.
+
+    Example: lessons-analytics --db warehouse.duckdb check-warehouse --json
+    """
+    try:
+        con = warehouse.connect(app.db_path, read_only=True)
+    except LessonsAnalyticsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        results = run_audits(con)
+    except duckdb.Error as exc:
+        raise click.ClickException(f"warehouse query failed: {exc}") from exc
+    finally:
+        con.close()
+    document = audit_document(results)
+    if as_json:
+        echo_json(document)
+    else:
+        failed = [r for r in results if not r.ok]
+        if failed:
+            rows = [(r.model, r.audit, r.failing_rows, _sample(r.sample)) for r in failed]
+            click.echo(render.table(rows, ["model", "audit", "failing rows", "sample"]))
+        totals = document["totals"]
+        click.echo(f"{totals['passed']} of {totals['audits']} audits passed, "
+                   f"{totals['failed']} failed")  # fmt: skip
+    if document["totals"]["failed"]:
+        raise click.exceptions.Exit(1)
+
+
+def _sample(sample: dict[str, Any] | None) -> str:
+    if not sample:
+        return ""
+    return ", ".join(f"{k}={v}" for k, v in sample.items())
