@@ -27,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -258,7 +257,7 @@ def scaling(work: Path, scales: list[float], runs: int, base_scale: float) -> li
         ingest = ingest_cmd(db, tree, [])
         cold, noop, plus = Row("cold"), Row("no-op"), Row("+1")
         cold.add(run(ingest))
-        for k in range(runs):
+        for _ in range(runs):
             noop.add(run(ingest))
         for k in range(runs):
             new_session(tree, k + 1)
