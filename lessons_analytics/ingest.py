@@ -7,13 +7,12 @@ back), and the next run does the whole job again.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,32 +21,10 @@ import orjson
 import polars as pl
 
 from lessons_analytics import bases as base_reader
-from lessons_analytics import exchange, transform, warehouse
+from lessons_analytics import exchange, transform, unchanged, warehouse
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
 from lessons_analytics.schema import BASE_TABLES, base_frame
-
-ERRORS_SHOWN = 100
-
-
-@dataclass
-class IngestReport:
-    files_seen: int = 0
-    files_loaded: int = 0
-    lines_loaded: int = 0
-    changed: bool = False
-    build: str | None = None  # "full" or "incremental" when the layers were (re)built
-    new_errors: list[dict[str, Any]] = field(default_factory=list)
-    totals: dict[str, Any] = field(default_factory=dict)
-
-    def document(self) -> dict[str, Any]:
-        """The ``ingest --json`` document of cli.md."""
-        return {
-            "files_seen": self.files_seen,
-            "files_loaded": self.files_loaded,
-            "lines_loaded": self.lines_loaded,
-            **self.totals,
-            "errors": self.totals.get("errors", [])[:ERRORS_SHOWN],
-        }
+from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
 
 
 def ingest(
@@ -56,7 +33,12 @@ def ingest(
     extra_bases: Iterable[Path] = (),
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
 ) -> IngestReport:
-    """Load new transcript lines and changed bases, then rebuild the layers."""
+    """Load new transcript lines and changed bases, then rebuild the layers. A run that
+    would change nothing is told from the file system alone (``unchanged``)."""
+    paths, extra_bases = list(paths), list(extra_bases)
+    known = unchanged.check(db_path, paths, extra_bases)
+    if known is not None:
+        return known
     try:
         con = warehouse.connect(db_path)
     except Exception as exc:
@@ -64,7 +46,7 @@ def ingest(
             raise warehouse.disk_full(exc, db_path) from None
         raise
     try:
-        return _run(con, list(paths), list(extra_bases), progress)
+        report = _run(con, paths, extra_bases, progress)
     except Exception as exc:
         # one clear line instead of DuckDB's (or a spool writer's) traceback
         if warehouse.is_disk_full(exc):
@@ -73,6 +55,8 @@ def ingest(
     finally:
         with contextlib.suppress(duckdb.Error):
             con.close()
+    unchanged.remember(db_path, paths, extra_bases, report)
+    return report
 
 
 def _run(
@@ -154,6 +138,7 @@ def _run(
             con.rollback()
         raise
     report.totals = totals(con)
+    report.listing = unchanged.listing_of(con, sources, extra_bases, base_salt())
     return report
 
 
@@ -335,36 +320,12 @@ def _refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> _
 
 
 def _fingerprint(base: Path) -> str:
-    """Changes whenever a file of the base or the repository HEAD changes. INDEX.md counts
-    by its content without the sleep marker, so refreshing the marker is not a change."""
-    digest = hashlib.blake2b(digest_size=16)
-    # a warehouse written with other base columns re-reads its bases once
-    digest.update(repr(sorted((t, list(c)) for t, c in BASE_TABLES.items())).encode())
-    try:
-        entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except OSError:
-        return "missing"
-    for entry in entries:
-        if entry.name == "INDEX.md":
-            try:
-                text = Path(entry.path).read_bytes()
-            except OSError:
-                text = b""
-            kept = [
-                line
-                for line in text.splitlines()
-                if not line.lstrip().startswith(b"<!-- sleep-due:")
-            ]
-            digest.update(b"INDEX.md:" + hashlib.blake2b(b"\n".join(kept)).digest())
-            continue
-        stat = entry.stat()
-        digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
-    root = base_reader.repo_root_of(base)
-    if root is not None:
-        for ref in (root / ".git" / "HEAD", root / ".git" / "index"):
-            with contextlib.suppress(OSError):
-                digest.update(f"{ref}:{ref.stat().st_mtime_ns};".encode())
-    return digest.hexdigest()
+    return base_reader.fingerprint(base, base_salt())
+
+
+def base_salt() -> str:
+    """A warehouse written with other base columns re-reads its bases once."""
+    return repr(sorted((t, list(c)) for t, c in BASE_TABLES.items()))
 
 
 def _known_fingerprints(con: duckdb.DuckDBPyConnection) -> dict[str, str]:

@@ -9,10 +9,11 @@ from typing import Any
 
 import click
 
+from lessons_analytics import unchanged
 from lessons_analytics.errors import LessonsAnalyticsError
-from lessons_analytics.ingest import IngestReport, ingest
 from lessons_analytics.options import AppContext, echo_json, json_option
 from lessons_analytics.paths import default_sources
+from lessons_analytics.unchanged import IngestReport
 
 
 @click.command("ingest")
@@ -54,8 +55,10 @@ def ingest_cmd(
     sources = list(paths) or [p for p in default_sources() if p.exists()]
     show = not (app.quiet or as_json) and sys.stderr.isatty()
     bars: list[Any] = []
+    # a no-op run is told from the file system alone, before Polars and DuckDB are imported
+    known = unchanged.check(app.db_path, sources, list(bases))
     try:
-        report = ingest(app.db_path, sources, bases, progress=_progress_bar(bars) if show else None)
+        report = known or _ingest(app, sources, list(bases), _progress_bar(bars) if show else None)
     except LessonsAnalyticsError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
@@ -71,6 +74,17 @@ def ingest_cmd(
             click.echo(f"{error['file']}:{error['line']}: {error['reason']}", err=True)
     if strict and errors:
         raise click.ClickException(f"{errors} input(s) could not be loaded (--strict)")
+
+
+def _ingest(
+    app: AppContext,
+    sources: list[Path],
+    bases: list[Path],
+    progress: Callable[[int, int], Callable[[int], None]] | None,
+) -> IngestReport:
+    from lessons_analytics.ingest import ingest
+
+    return ingest(app.db_path, sources, bases, progress=progress)
 
 
 def summary_text(report: IngestReport) -> str:
