@@ -36,6 +36,7 @@ BYTES_1X = 1.25e9
 Marts = dict[str, tuple[int, int]]
 CLI = [sys.executable, "-m", "lessons_analytics"]
 ENV = dict(os.environ)
+CWD = "/"
 
 
 def run(argv: list[str]) -> tuple[float, float]:
@@ -47,6 +48,7 @@ def run(argv: list[str]) -> tuple[float, float]:
         stderr=subprocess.PIPE,
         text=True,
         env=ENV,
+        cwd=CWD,  # not the checkout: `python -m` puts the cwd first on sys.path
     )
     seconds = time.perf_counter() - started
     if done.returncode != 0:
@@ -241,7 +243,12 @@ def _report_week(db: Path) -> str:
         ".fetchall()[0][0])"
     )
     return subprocess.run(
-        [sys.executable, "-c", script, str(db)], check=True, capture_output=True, text=True
+        [sys.executable, "-c", script, str(db)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=CWD,
     ).stdout.strip()
 
 
