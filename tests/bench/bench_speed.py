@@ -185,6 +185,7 @@ def marts(db: Path) -> Marts:
         capture_output=True,
         text=True,
         env=ENV,
+        cwd=CWD,
     ).stdout
     return {n: (int(count), int(total) % 10**12) for n, (count, total) in json.loads(out).items()}
 
@@ -376,7 +377,11 @@ def main() -> None:
         demo = work / "demo"
         if ("D" in only or "commands" in only) and not demo.exists():
             subprocess.run(
-                [*CLI, "demo", "--out", str(demo)], check=True, stdout=subprocess.DEVNULL, env=ENV
+                [*CLI, "demo", "--out", str(demo)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                env=ENV,
+                cwd=CWD,
             )
         bases = sorted((demo / "repos").rglob("LESSONS"))
         for label, source, extra in (("R", REAL, []), ("D", demo / "claude" / "projects", bases)):
