@@ -21,7 +21,7 @@ import orjson
 import polars as pl
 
 from lessons_analytics import bases as base_reader
-from lessons_analytics import exchange, transform, unchanged, warehouse
+from lessons_analytics import transform, unchanged, warehouse
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
 from lessons_analytics.schema import BASE_TABLES, base_frame
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
@@ -65,6 +65,8 @@ def _run(
     extra_bases: list[Path],
     progress: Callable[[int, int], Callable[[int], None]] | None,
 ) -> IngestReport:
+    from lessons_analytics import exchange  # here: its Parquet writer costs every run 0.1 s
+
     warehouse.ensure_raw_tables(con)
     if exchange.is_central(con):
         raise exchange.ExportError(
