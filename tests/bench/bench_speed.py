@@ -12,7 +12,7 @@ no-op and +1 session, the analysis commands and --help/--version on D, and per c
 marts' row counts and checksums after the cold build and again after the +1 sessions were
 removed (an incremental refresh must give back the cold build's marts). Medians are printed
 with min-max; nothing here asserts a time. --code DIR runs another checkout's package (for a
-before/after table).
+before/after table; checksums include file paths, so compare runs with the same --work).
 """
 
 from __future__ import annotations
