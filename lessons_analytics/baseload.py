@@ -7,9 +7,6 @@ the cwd -> base links are rewritten whenever they change.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -113,36 +110,13 @@ def _checked(
 
 
 def fingerprint(base: Path) -> str:
-    """Changes whenever a file of the base or the repository HEAD changes. INDEX.md counts
-    by its content without the sleep marker, so refreshing the marker is not a change."""
-    digest = hashlib.blake2b(digest_size=16)
-    # a warehouse written with other base columns re-reads its bases once
-    digest.update(repr(sorted((t, list(c)) for t, c in BASE_TABLES.items())).encode())
-    try:
-        entries = sorted(os.scandir(base), key=lambda e: e.name)
-    except OSError:
-        return "missing"
-    for entry in entries:
-        if entry.name == "INDEX.md":
-            try:
-                text = Path(entry.path).read_bytes()
-            except OSError:
-                text = b""
-            kept = [
-                line
-                for line in text.splitlines()
-                if not line.lstrip().startswith(b"<!-- sleep-due:")
-            ]
-            digest.update(b"INDEX.md:" + hashlib.blake2b(b"\n".join(kept)).digest())
-            continue
-        stat = entry.stat()
-        digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
-    root = base_reader.repo_root_of(base)
-    if root is not None:
-        for ref in (root / ".git" / "HEAD", root / ".git" / "index"):
-            with contextlib.suppress(OSError):
-                digest.update(f"{ref}:{ref.stat().st_mtime_ns};".encode())
-    return digest.hexdigest()
+    """The base's fingerprint (``bases.fingerprint``) under this schema's salt."""
+    return base_reader.fingerprint(base, base_salt())
+
+
+def base_salt() -> str:
+    """A warehouse written with other base columns re-reads its bases once."""
+    return repr(sorted((t, list(c)) for t, c in BASE_TABLES.items()))
 
 
 def _known_fingerprints(con: duckdb.DuckDBPyConnection) -> dict[str, str]:

@@ -9,7 +9,10 @@ themselves (lesson, journal line, INDEX.md) lives in ``basefiles``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -403,3 +406,35 @@ def _load_retired(snap: BaseSnapshot, path: Path) -> None:
              "retired_date": day, "reason": keyed.get("reason"), "where_": keyed.get("where"),
              "raw": raw}
         )  # fmt: skip
+
+
+def fingerprint(base: Path, salt: str = "") -> str:
+    """Changes whenever a file of the base or the repository HEAD changes. INDEX.md counts
+    by its content without the sleep marker, so refreshing the marker is not a change."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(salt.encode())
+    try:
+        entries = sorted(os.scandir(base), key=lambda e: e.name)
+    except OSError:
+        return "missing"
+    for entry in entries:
+        if entry.name == "INDEX.md":
+            try:
+                text = Path(entry.path).read_bytes()
+            except OSError:
+                text = b""
+            kept = [
+                line
+                for line in text.splitlines()
+                if not line.lstrip().startswith(b"<!-- sleep-due:")
+            ]
+            digest.update(b"INDEX.md:" + hashlib.blake2b(b"\n".join(kept)).digest())
+            continue
+        stat = entry.stat()
+        digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+    root = repo_root_of(base)
+    if root is not None:
+        for ref in (root / ".git" / "HEAD", root / ".git" / "index"):
+            with contextlib.suppress(OSError):
+                digest.update(f"{ref}:{ref.stat().st_mtime_ns};".encode())
+    return digest.hexdigest()

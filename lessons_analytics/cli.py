@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 import click
-import duckdb
 
 from lessons_analytics import __version__
 from lessons_analytics.config import load_config
@@ -54,6 +55,23 @@ class _LazyGroup(click.Group):
             self.add_command(_load(cmd_name), cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """`--help` lists the commands from their docstrings read as source (``_short_help``),
+        so it imports no command module (and none of Polars, DuckDB, matplotlib)."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = []
+        for name in names:
+            text = _short_help(name, limit)
+            if text is None:
+                command = self.get_command(ctx, name)
+                if command is None or command.hidden:
+                    continue
+                text = command.get_short_help_str(limit)
+            rows.append((name, text))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context) -> object:
         """The one error boundary: a library error, an OS error on a named path or an input
         the warehouse refuses becomes one ``Error: ...`` line and exit 1 (2 for a bad
@@ -73,9 +91,16 @@ class _LazyGroup(click.Group):
             if isinstance(exc, _PATH_ERRORS):  # a writer that names the path in its text only
                 raise _OneLine(_first_line(exc)) from exc
             raise  # not about a path the user named
-        except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
-            # what a user typed (a value bound into a query) that the engine refuses
-            raise _OneLine(_first_line(exc)) from exc
+        except Exception as exc:
+            # what a user typed (a value bound into a query) that the engine refuses; DuckDB
+            # is looked up, not imported, so that `--help` stays free of it (an exception
+            # of DuckDB's implies it was imported)
+            duckdb = sys.modules.get("duckdb")
+            if duckdb is not None and isinstance(
+                exc, duckdb.InvalidInputException | duckdb.ConversionException
+            ):
+                raise _OneLine(_first_line(exc)) from exc
+            raise
 
 
 _PATH_ERRORS = (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)
@@ -95,6 +120,42 @@ class _BadValue(click.ClickException):
 def _first_line(exc: BaseException) -> str:
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
+
+
+def _short_help(name: str, limit: int) -> str | None:
+    """A lazy command's short help from its module's source: the docstring of the decorated
+    function, shortened as click shortens it; None when the decorator sets a help of its own
+    (or anything else is unusual: the command is then imported)."""
+    import ast
+    from importlib.util import find_spec
+
+    from click.utils import _make_default_short_help
+
+    if name not in _COMMANDS:
+        return None
+    module, attr = _COMMANDS[name].split(":")
+    spec = find_spec(f"lessons_analytics.commands.{module}")
+    if spec is None or spec.origin is None:
+        return None
+    tree = _SOURCES.get(spec.origin) or ast.parse(Path(spec.origin).read_bytes())
+    _SOURCES[spec.origin] = tree
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == attr:
+            for decorator in node.decorator_list:
+                func = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if not (isinstance(func, ast.Attribute) and func.attr == "command"):
+                    continue
+                if not isinstance(decorator, ast.Call) or any(
+                    k.arg in {"help", "short_help", "hidden", "deprecated", "cls"}
+                    for k in decorator.keywords
+                ):
+                    return None
+            doc = ast.get_docstring(node)
+            return _make_default_short_help(doc.split("\f", 1)[0], limit) if doc else None
+    return None
+
+
+_SOURCES: dict[str, Any] = {}
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

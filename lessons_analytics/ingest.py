@@ -12,38 +12,15 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
-from lessons_analytics import baseload, exchange, transform, warehouse
+from lessons_analytics import baseload, transform, unchanged, warehouse
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
-
-ERRORS_SHOWN = 100
-
-
-@dataclass
-class IngestReport:
-    files_seen: int = 0
-    files_loaded: int = 0
-    lines_loaded: int = 0
-    changed: bool = False
-    build: str | None = None  # "full" or "incremental" when the layers were (re)built
-    new_errors: list[dict[str, Any]] = field(default_factory=list)
-    totals: dict[str, Any] = field(default_factory=dict)
-
-    def document(self) -> dict[str, Any]:
-        """The ``ingest --json`` document of cli.md."""
-        return {
-            "files_seen": self.files_seen,
-            "files_loaded": self.files_loaded,
-            "lines_loaded": self.lines_loaded,
-            **self.totals,
-            "errors": self.totals.get("errors", [])[:ERRORS_SHOWN],
-        }
+from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
 
 
 def ingest(
@@ -53,12 +30,17 @@ def ingest(
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
     stage: Callable[[str], None] | None = None,
 ) -> IngestReport:
-    """Load new transcript lines and changed bases, then rebuild the layers.
+    """Load new transcript lines and changed bases, then rebuild the layers. A run that
+    would change nothing is told from the file system alone (``unchanged``).
 
     ``progress(total, done)`` returns the per-file tick of the reading stage; ``stage(name)``
     is told when each later stage starts (``storing rows``, ``building tables``,
     ``committing``, ``counting``), so a progress display need not sit at 100 % through them.
     """
+    paths, extra_bases = list(paths), list(extra_bases)
+    known = unchanged.check(db_path, paths, extra_bases)
+    if known is not None:
+        return known
     try:
         con = warehouse.connect(db_path)
     except Exception as exc:
@@ -66,7 +48,7 @@ def ingest(
             raise warehouse.disk_full(exc, db_path) from None
         raise
     try:
-        return _run(con, list(paths), list(extra_bases), progress, stage or (lambda _name: None))
+        report = _run(con, paths, extra_bases, progress, stage or (lambda _name: None))
     except Exception as exc:
         # one clear line instead of DuckDB's (or a spool writer's) traceback
         if warehouse.is_disk_full(exc):
@@ -75,6 +57,8 @@ def ingest(
     finally:
         with contextlib.suppress(duckdb.Error):
             con.close()
+    unchanged.remember(db_path, paths, extra_bases, report)
+    return report
 
 
 def _run(
@@ -84,6 +68,8 @@ def _run(
     progress: Callable[[int, int], Callable[[int], None]] | None,
     stage: Callable[[str], None],
 ) -> IngestReport:
+    from lessons_analytics import exchange  # here: its Parquet writer costs every run 0.1 s
+
     warehouse.ensure_raw_tables(con)
     if exchange.is_central(con):
         raise exchange.ExportError(
@@ -161,6 +147,7 @@ def _run(
         raise
     stage("counting")
     report.totals = totals(con)
+    report.listing = unchanged.listing_of(con, sources, extra_bases, baseload.base_salt())
     return report
 
 

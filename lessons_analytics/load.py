@@ -13,7 +13,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,10 +21,12 @@ from typing import Any
 
 import orjson
 
-from lessons_analytics.errors import SourceNotFound
 from lessons_analytics.parse_claude import ClaudeFileParser, parse_meta
 from lessons_analytics.parse_codex import CodexFileParser, parse_legacy
 from lessons_analytics.schema import BadValue, Batch
+from lessons_analytics.sources import SourceFile as SourceFile
+from lessons_analytics.sources import classify as classify
+from lessons_analytics.sources import discover as discover
 
 _HEAD_BYTES = 4096
 # the session id a rollout's name ends with (``rollout-2026-01-05T09-00-00-<uuid>.jsonl``)
@@ -32,15 +34,6 @@ _ROLLOUT_ID = re.compile(
     r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl?$"
 )
 _BOM = b"\xef\xbb\xbf"
-
-
-@dataclass(frozen=True, slots=True)
-class SourceFile:
-    path: str
-    runtime: str  # claude | codex
-    kind: str  # main | agent | subagent | meta | rollout | legacy (one-document rollout)
-    #  | folder (an unreadable one)
-    problem: str | None = None  # why it cannot be read, found while listing
 
 
 @dataclass(slots=True)
@@ -68,65 +61,6 @@ class LoadOutcome:
 def file_id_of(path: str) -> int:
     digest = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
-
-
-def discover(paths: Iterable[Path]) -> list[SourceFile]:
-    """Every transcript under the given folders (or the files themselves), sorted by path.
-
-    A given path that does not exist raises ``SourceNotFound``. A folder that cannot be
-    listed, and a file whose name is not UTF-8 (it could not be stored or shown), come back
-    with a ``problem``, so the loader counts them by name instead of skipping them unseen.
-    """
-    found: dict[str, SourceFile] = {}
-
-    def add(source: SourceFile | None) -> None:
-        if source is not None:
-            found[source.path] = _named(source)
-
-    def unlistable(exc: OSError) -> None:
-        folder = str(exc.filename)
-        add(SourceFile(folder, "claude", "folder", f"unreadable folder: {exc.strerror}"))
-
-    for given in paths:
-        try:
-            root = Path(os.path.abspath(os.path.expanduser(given)))
-            exists = root.exists()
-        except (OSError, ValueError):  # a NUL byte, a name too long for any file system
-            exists = False
-        if not exists:
-            raise SourceNotFound(f"{given}: no such file or folder")
-        if not root.is_dir():
-            add(classify(str(root)))
-            continue
-        for dirpath, _dirs, files in os.walk(root, onerror=unlistable):
-            for name in files:
-                add(classify(os.path.join(dirpath, name)))
-    return [found[p] for p in sorted(found)]
-
-
-def _named(source: SourceFile) -> SourceFile:
-    try:
-        source.path.encode("utf-8")
-    except UnicodeEncodeError:
-        shown = os.fsencode(source.path).decode("utf-8", "backslashreplace")
-        return SourceFile(shown, source.runtime, source.kind, "file name is not UTF-8")
-    return source
-
-
-def classify(path: str) -> SourceFile | None:
-    name = os.path.basename(path)
-    if name.endswith(".meta.json") and name.startswith("agent-"):
-        return SourceFile(path, "claude", "meta")
-    if name.endswith(".json") and name.startswith("rollout-"):
-        return SourceFile(path, "codex", "legacy")  # the TypeScript CLI's {session, items}
-    if not name.endswith(".jsonl"):
-        return None
-    if name.startswith("rollout-"):
-        return SourceFile(path, "codex", "rollout")
-    if name.startswith("agent-"):
-        parent = os.path.basename(os.path.dirname(path))
-        return SourceFile(path, "claude", "subagent" if parent == "subagents" else "agent")
-    return SourceFile(path, "claude", "main")
 
 
 def load_files(

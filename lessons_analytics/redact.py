@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
 
 __all__ = ["KINDS", "RULES", "Rule", "cut", "redact", "redact_frame", "redact_tree"]
 
@@ -228,6 +229,8 @@ def redact_tree(value: Any) -> Any:
 
 def redact_frame(frame: pl.DataFrame) -> pl.DataFrame:
     """A Polars frame with every string column redacted (other columns unchanged)."""
+    import polars as pl  # here: `ingest --json` redacts its document without Polars
+
     strings = [name for name, dtype in frame.schema.items() if dtype == pl.String]
     if not strings:
         return frame

@@ -89,14 +89,18 @@ def test_strict_exits_1_on_load_errors(tmp_path: Path) -> None:
 
 
 def test_ingest_names_each_stage_after_reading(tmp_path: Path) -> None:
-    """The stages after the per-file bar, in order; a second run with nothing new builds
-    nothing, so it skips that stage."""
+    """The stages after the per-file bar, in order; a second run with nothing new is
+    answered from the file system (``unchanged``), so it has no stage at all, and a run
+    after a change to the warehouse file alone stores and commits but builds nothing."""
     from lessons_analytics.ingest import ingest
 
     stages: list[str] = []
     ingest(tmp_path / "w.duckdb", [DATA / "projects"], stage=stages.append)
     assert stages == ["storing rows", "building tables", "committing", "counting"]
     stages.clear()
+    ingest(tmp_path / "w.duckdb", [DATA / "projects"], stage=stages.append)
+    assert stages == []
+    (tmp_path / "w.duckdb.unchanged.json").unlink()  # forget the no-op answer
     ingest(tmp_path / "w.duckdb", [DATA / "projects"], stage=stages.append)
     assert stages == ["storing rows", "committing", "counting"]
 

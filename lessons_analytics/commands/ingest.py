@@ -9,11 +9,11 @@ from typing import Any
 
 import click
 
-from lessons_analytics import tables
+from lessons_analytics import tables, unchanged
 from lessons_analytics.bases import resolve_base
-from lessons_analytics.ingest import IngestReport, ingest
 from lessons_analytics.options import AppContext, echo_json, json_option, warn
 from lessons_analytics.paths import default_sources
+from lessons_analytics.unchanged import IngestReport
 
 
 @click.command("ingest")
@@ -57,13 +57,15 @@ def ingest_cmd(
         resolve_base(base)
     show = not (app.quiet or as_json) and sys.stderr.isatty()
     bars: list[Any] = []
+    # a no-op run is told from the file system alone, before Polars and DuckDB are imported
+    known = unchanged.check(app.db_path, sources, list(bases))
     try:
-        report = ingest(
-            app.db_path,
+        report = known or _ingest(
+            app,
             sources,
-            bases,
-            progress=_progress_bar(bars) if show else None,
-            stage=_stage_line(bars) if show else None,
+            list(bases),
+            _progress_bar(bars) if show else None,
+            _stage_line(bars) if show else None,
         )
     finally:
         for bar in bars:
@@ -95,6 +97,18 @@ def closing_lines(report: IngestReport, app: AppContext, as_json: bool) -> list[
     if not as_json:
         lines.append(f"warehouse: {app.db_path.absolute()}")
     return lines
+
+
+def _ingest(
+    app: AppContext,
+    sources: list[Path],
+    bases: list[Path],
+    progress: Callable[[int, int], Callable[[int], None]] | None,
+    stage: Callable[[str], None] | None,
+) -> IngestReport:
+    from lessons_analytics.ingest import ingest
+
+    return ingest(app.db_path, sources, bases, progress=progress, stage=stage)
 
 
 def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]]:

@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from lessons_analytics.ingest import IngestReport
+from lessons_analytics.unchanged import IngestReport
 
 WIDTH = 100
 

@@ -9,11 +9,13 @@ do (:func:`formats.distinct`), so a sign that fired never reads ``1.0 > 1.0``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lessons_analytics import formats, render
-from lessons_analytics.stats import BaseStats, Sign
 from lessons_analytics.tables.names import BaseNames, finish
+
+if TYPE_CHECKING:  # the stats module needs DuckDB; the renderer only its types
+    from lessons_analytics.stats import BaseStats, Sign
 
 WIDTH = 100  # the lessons column takes what the others leave of it
 _MIN_LESSONS = 12

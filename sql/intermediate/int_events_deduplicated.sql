@@ -35,13 +35,23 @@ session_starts as (
     group by session_id
 ),
 
+-- only the uuids that occur more than once need ranking: most lines are single copies,
+-- and sorting every line of the corpus was the costliest step of a cold build
+duplicated as (
+    select uuid from events where uuid is not null group by uuid having count(*) > 1
+),
+
+singles as (
+    select events.*
+    from events
+    anti join duplicated using (uuid)
+),
+
 ranked as (
     select
         events.*,
         row_number() over (
-            partition by coalesce(
-                events.uuid, events.file_id::varchar || ':' || events.line_no::varchar
-            )
+            partition by events.uuid
             order by
                 session_starts.session_started_at nulls last,
                 session_starts.session_ended_at nulls last,
@@ -51,10 +61,15 @@ ranked as (
         ) as copy_rank,
     from events
     left join session_starts using (session_id)
+    where events.uuid in (select uuid from duplicated)
 )
 
 -- uuid and parentUuid have done their work here; nothing later reads them, nor the lines
 -- that belong to no session (titles, bookkeeping)
+select * exclude (uuid, parent_uuid)
+from singles
+where session_id is not null
+union all
 select * exclude (copy_rank, uuid, parent_uuid)
 from ranked
 where copy_rank = 1 and session_id is not null

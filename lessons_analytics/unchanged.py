@@ -1,0 +1,218 @@
+"""The no-op run: tell, from the file system alone, that an ingest would change nothing.
+
+After each run that ends with a warehouse built from these exact files, ``remember`` writes
+a sidecar next to the warehouse (``<warehouse>.unchanged.json``): the run's arguments, every
+listed transcript's size and mtime as the warehouse stored them, the working directories and
+the bases they stand in with the bases' fingerprints, the fingerprints of the code that
+decides the result (the sql/ models, the raw schema), the warehouse file's own size and
+mtime, and the run's report. ``check`` lists and stats the files again (no Polars, no
+DuckDB) and, when every one of these is the same, returns the stored report: the ingest it
+stands for would skip every file (same size and mtime), re-read no base (same
+fingerprints), link no new base (same LESSONS/ folders above every cwd) and rebuild nothing
+(same models and a warehouse nobody wrote since). Anything else, including a sidecar that
+cannot be read, means the full run, which is always right; a listing with an unreadable
+file or folder is never remembered, since the full run reports it again each time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lessons_analytics import __version__
+from lessons_analytics import bases as base_reader
+from lessons_analytics.sources import SourceFile, discover
+
+if TYPE_CHECKING:
+    import duckdb
+
+ERRORS_SHOWN = 100
+_FORMAT = 1
+
+
+@dataclass
+class IngestReport:
+    files_seen: int = 0
+    files_loaded: int = 0
+    lines_loaded: int = 0
+    changed: bool = False
+    build: str | None = None  # "full" or "incremental" when the layers were (re)built
+    new_errors: list[dict[str, Any]] = field(default_factory=list)
+    totals: dict[str, Any] = field(default_factory=dict)
+    # what `remember` stores once the warehouse is closed (None: not rememberable)
+    listing: dict[str, Any] | None = field(default=None, repr=False)
+
+    def document(self) -> dict[str, Any]:
+        """The ``ingest --json`` document of cli.md."""
+        return {
+            "files_seen": self.files_seen,
+            "files_loaded": self.files_loaded,
+            "lines_loaded": self.lines_loaded,
+            **self.totals,
+            "errors": self.totals.get("errors", [])[:ERRORS_SHOWN],
+        }
+
+
+def sidecar(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".unchanged.json")
+
+
+def _arguments(paths: list[Path], extra_bases: list[Path]) -> dict[str, Any]:
+    return {
+        "paths": [os.path.abspath(os.path.expanduser(p)) for p in paths],
+        "bases": [os.path.abspath(os.path.expanduser(p)) for p in extra_bases],
+    }
+
+
+def code_fingerprint() -> str:
+    """The package version, the sql/ models and the raw schema: what a rebuild depends on."""
+    from lessons_analytics.sqlfiles import layer_files
+
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    for path in [*layer_files(), Path(__file__).with_name("schema.py")]:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _warehouse_stat(db_path: Path) -> list[int] | None:
+    try:
+        info = os.stat(db_path)
+    except OSError:
+        return None
+    wal = Path(str(db_path) + ".wal")
+    wal_size = wal.stat().st_size if wal.exists() else -1
+    return [info.st_size, info.st_mtime_ns, wal_size]
+
+
+def _listing(sources: list[SourceFile]) -> dict[str, list[int]] | None:
+    """Size and mtime of every listed file; None when one cannot be read."""
+    found: dict[str, list[int]] = {}
+    for source in sources:
+        if source.problem is not None:
+            return None
+        try:
+            info = os.stat(source.path)
+        except (OSError, ValueError):
+            return None
+        found[source.path] = [info.st_size, info.st_mtime_ns]
+    return found
+
+
+def _links(cwds: list[str]) -> dict[str, list[str]]:
+    base_reader.clear_discovery_cache()  # the file system now, not as this process saw it
+    return {cwd: [str(base) for base in base_reader.discover_bases(cwd)] for cwd in cwds}
+
+
+def _fingerprints(
+    links: dict[str, list[str]], extra_bases: list[Path], salt: str
+) -> dict[str, str]:
+    """The fingerprint of every base a run reads, as ``ingest`` computes it."""
+    wanted = {base for bases in links.values() for base in bases}
+    for path in extra_bases:
+        wanted.add(str(base_reader.resolve_base(path)))
+    return {base: base_reader.fingerprint(Path(base), salt) for base in sorted(wanted)}
+
+
+# the last check that found a change; the same question asked again right after (the CLI
+# asks before it imports the loader, the loader asks again) is answered without a listing
+_last_miss: list[list[Any] | Any] | None = None
+
+
+def check(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> IngestReport | None:
+    """The stored report when an ingest of ``paths`` would change nothing, else None."""
+    global _last_miss
+    question = [str(db_path), _arguments(paths, extra_bases), _warehouse_stat(db_path)]
+    if _last_miss == question:
+        _last_miss = None
+        return None
+    _last_miss = question
+    try:
+        stored = json.loads(sidecar(db_path).read_text(encoding="utf-8"))
+        if stored.get("format") != _FORMAT or stored["warehouse"] != question[2]:
+            return None
+        if stored["arguments"] != question[1]:
+            return None
+        if stored["code"] != code_fingerprint():
+            return None
+        sources = discover(paths)
+        if _listing(sources) != stored["files"]:
+            return None
+        links = _links(list(stored["links"]))
+        if links != stored["links"]:
+            return None
+        if _fingerprints(links, extra_bases, stored["salt"]) != stored["fingerprints"]:
+            return None
+    except Exception:  # anything unexpected: the full run decides
+        return None
+    _last_miss = None
+    return IngestReport(files_seen=len(sources), totals=stored["totals"])
+
+
+def listing_of(
+    con: duckdb.DuckDBPyConnection,
+    sources: list[SourceFile],
+    extra_bases: list[Path],
+    salt: str,
+) -> dict[str, Any] | None:
+    """What ``remember`` stores, checked against the warehouse inside the run: the files
+    (only when it recorded every listed one, unchanged since), every working directory with
+    the bases above it (as its cwd links say) and the bases' fingerprints (as it stored
+    them). None when any of them disagrees: the next run then does the whole job."""
+    stored = {
+        path: [size, mtime]
+        for path, size, mtime in con.execute(
+            "select path, size_bytes, mtime_ns from raw_files"
+        ).fetchall()
+    }
+    now = _listing(sources)
+    if now is None or any(stored.get(path) != stat for path, stat in now.items()):
+        return None
+    cwds = sorted(
+        row[0]
+        for row in con.execute(
+            "select cwd from raw_events where cwd is not null"
+            " union select cwd from raw_tool_calls where cwd is not null"
+        ).fetchall()
+    )
+    links = _links(cwds)
+    rows = {
+        (cwd, base, depth) for cwd, bases in links.items() for depth, base in enumerate(bases)
+    }
+    if rows != set(con.execute("select cwd, base_path, depth from raw_cwd_bases").fetchall()):
+        return None
+    try:
+        fingerprints = _fingerprints(links, extra_bases, salt)
+    except Exception:  # a --base that is no base: the full run says so each time
+        return None
+    if fingerprints != dict(con.execute("select base_path, fingerprint from raw_bases").fetchall()):
+        return None
+    return {"files": now, "links": links, "fingerprints": fingerprints, "salt": salt}
+
+
+def remember(
+    db_path: Path, paths: list[Path], extra_bases: list[Path], report: IngestReport
+) -> None:
+    """Write the sidecar of a finished run (the warehouse closed), or remove a stale one."""
+    target = sidecar(db_path)
+    with contextlib.suppress(OSError):
+        target.unlink()
+    if report.listing is None:
+        return
+    document = {
+        "format": _FORMAT,
+        "warehouse": _warehouse_stat(db_path),
+        "arguments": _arguments(paths, extra_bases),
+        "code": code_fingerprint(),
+        **report.listing,
+        "totals": report.totals,
+    }
+    temporary = target.with_name(target.name + ".tmp")
+    with contextlib.suppress(OSError):
+        temporary.write_text(json.dumps(document), encoding="utf-8")
+        os.replace(temporary, target)

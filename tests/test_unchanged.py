@@ -1,0 +1,139 @@
+"""The no-op run is told from the file system alone, and only when nothing changed.
+
+One demo workspace is ingested; each test first checks that a re-run is a no-op (answered
+from the sidecar, with the full run's report), then changes one thing a run depends on and
+checks that the no-op answer is refused and the full run loads the change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lessons_analytics import unchanged
+from lessons_analytics.demo import DemoWorkspace, build_demo
+from lessons_analytics.ingest import ingest
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoWorkspace, Path]:
+    root = tmp_path_factory.mktemp("unchanged")
+    ws = build_demo(root / "demo")
+    db = root / "warehouse.duckdb"
+    ingest(db, [ws.claude_projects, ws.codex_sessions])
+    return ws, db
+
+
+def _sources(ws: DemoWorkspace) -> list[Path]:
+    return [ws.claude_projects, ws.codex_sessions]
+
+
+def _cli(db: Path, ws: DemoWorkspace) -> tuple[dict[str, object], list[str]]:
+    """`ingest --json` in a fresh process: its document, and which heavy modules it imported."""
+    script = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print(' '.join(m for m in ('polars', 'duckdb', 'pyarrow')"
+        " if m in sys.modules), file=sys.stderr))\n"
+        "sys.argv = ['lessons-analytics', *sys.argv[1:]]\n"
+        "runpy.run_module('lessons_analytics', run_name='__main__')\n"
+    )
+    argv = ["--db", str(db), "ingest", *map(str, _sources(ws)), "--json"]
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv], check=True, capture_output=True, text=True
+    )
+    return json.loads(done.stdout), (done.stderr.strip().splitlines() or [""])[-1].split()
+
+
+def test_a_rerun_answers_from_the_file_system_with_the_full_runs_report(
+    world: tuple[DemoWorkspace, Path],
+) -> None:
+    ws, db = world
+    quick, imported = _cli(db, ws)
+    assert imported == []
+    unchanged.sidecar(db).unlink()  # the next run goes the whole way and finds nothing new
+    slow, imported = _cli(db, ws)
+    assert "duckdb" in imported
+    assert quick == slow
+    assert slow["files_loaded"] == 0 and slow["lines_loaded"] == 0
+    assert slow["sessions"] and slow["bases"] == 3
+
+
+def _append_a_line(ws: DemoWorkspace) -> None:
+    path = sorted(ws.claude_projects.rglob("*.jsonl"))[0]
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("not json\n")
+
+
+def _new_transcript(ws: DemoWorkspace) -> None:
+    path = sorted(ws.claude_projects.rglob("*.jsonl"))[1]
+    path.with_name("00000000-0000-4000-8000-00000000abcd.jsonl").write_bytes(path.read_bytes())
+
+
+def _edit_a_lesson(ws: DemoWorkspace) -> None:
+    lesson = sorted(ws.bases[0].glob("L-*.md"))[0]
+    lesson.write_text(lesson.read_text(encoding="utf-8") + "\nOne more line.\n", "utf-8")
+
+
+def _a_new_base_above_a_cwd(ws: DemoWorkspace) -> None:
+    (ws.root / "repos" / "sandbox" / "LESSONS").mkdir()
+
+
+def _the_warehouse_written_by_another_run(ws: DemoWorkspace) -> None:
+    db = ws.root.parent / "warehouse.duckdb"
+    ingest(db, [ws.claude_projects])  # other arguments: this run's sidecar is not theirs
+
+
+CHANGES: dict[str, Callable[[DemoWorkspace], None]] = {
+    "a line appended": _append_a_line,
+    "a new transcript": _new_transcript,
+    "a lesson edited": _edit_a_lesson,
+    "a new LESSONS/ above a session's cwd": _a_new_base_above_a_cwd,
+    "the warehouse written by another run": _the_warehouse_written_by_another_run,
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_change_is_never_answered_from_the_sidecar(
+    world: tuple[DemoWorkspace, Path], change: str
+) -> None:
+    ws, db = world
+    before = ingest(db, _sources(ws))
+    assert unchanged.check(db, _sources(ws), []) is not None
+    CHANGES[change](ws)
+    assert unchanged.check(db, _sources(ws), []) is None
+    after = ingest(db, _sources(ws))
+    assert after.files_loaded == (1 if change in {"a line appended", "a new transcript"} else 0)
+    assert after.changed == (change != "the warehouse written by another run")
+    assert unchanged.check(db, _sources(ws), []) is not None  # remembered again
+    if change == "a lesson edited":
+        assert after.totals["lessons"] == before.totals["lessons"]
+
+
+def test_an_unreadable_file_is_never_remembered(tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads every file")
+    tree = tmp_path / "projects" / "-p"
+    tree.mkdir(parents=True)
+    locked = tree / "00000000-0000-4000-8000-000000000001.jsonl"
+    locked.write_text("{}\n", encoding="utf-8")
+    locked.chmod(0)
+    db = tmp_path / "w.duckdb"
+    ingest(db, [tmp_path / "projects"])
+    assert not unchanged.sidecar(db).exists()
+    assert unchanged.check(db, [tmp_path / "projects"], []) is None
+
+
+def test_a_folder_error_is_never_remembered(tmp_path: Path) -> None:
+    tree = tmp_path / "projects" / "-p"
+    tree.mkdir(parents=True)
+    (tree / "bad name \udcff.jsonl").write_text("{}\n", encoding="utf-8", errors="surrogateescape")
+    db = tmp_path / "w.duckdb"
+    report = ingest(db, [tmp_path / "projects"])
+    assert report.totals["load_errors"] == 1
+    assert not unchanged.sidecar(db).exists()
