@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from lessons_analytics import formats, metrics
     from lessons_analytics.api import connect
-    from lessons_analytics.ingest import ingest
+    from lessons_analytics.ingestion import ingest
     from lessons_analytics.metrics import Filters
 
 __version__ = "0.1.0"
@@ -26,7 +26,7 @@ __all__ = ["Filters", "__version__", "connect", "formats", "ingest", "metrics"]
 # that needs neither Polars nor DuckDB) then starts without importing them
 _LAZY = {
     "metrics": ("lessons_analytics.metrics", None),
-    "ingest": ("lessons_analytics.ingest", "ingest"),
+    "ingest": ("lessons_analytics.ingestion", "ingest"),
     "Filters": ("lessons_analytics.metrics", "Filters"),
     "connect": ("lessons_analytics.api", "connect"),
     "formats": ("lessons_analytics.formats", None),

@@ -20,7 +20,7 @@ import polars as pl
 from lessons_analytics import warehouse
 from lessons_analytics.config import Config
 from lessons_analytics.errors import LockBusy
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
 
 Log = Callable[[str], None]

@@ -16,7 +16,7 @@ from pathlib import Path
 import scenario
 from transcripts import ClaudeSession, numbered
 
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 S8 = "88888888-8888-4888-8888-888888888888"
 SECRET = "abcdef1234567890"

@@ -15,7 +15,7 @@ from lessons_analytics import sqlheader
 from lessons_analytics.audits import audits_for, run_audits
 from lessons_analytics.cli import cli
 from lessons_analytics.demo import build_demo
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 

@@ -11,7 +11,7 @@ from basebuilder import index_text, lesson_text, make_base
 from transcripts import ClaudeSession
 
 from lessons_analytics import metrics, warehouse
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 SESSION = "5e551011-0000-4000-8000-000000000001"
 CALL_AT = "2026-11-03T10:00:05Z"

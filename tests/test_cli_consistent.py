@@ -14,7 +14,7 @@ from click.testing import CliRunner, Result
 from transcripts import ClaudeSession
 
 from lessons_analytics.cli import cli
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 QUERIES = Path(__file__).resolve().parent.parent / "queries"
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 from lessons_analytics import metrics
 from lessons_analytics.cli import cli
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "lessons_analytics"
 

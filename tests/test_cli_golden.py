@@ -14,7 +14,7 @@ import scenario
 from click.testing import CliRunner
 
 from lessons_analytics.cli import cli
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 
 @pytest.fixture(scope="module")

@@ -92,7 +92,7 @@ def test_ingest_names_each_stage_after_reading(tmp_path: Path) -> None:
     """The stages after the per-file bar, in order; a second run with nothing new is
     answered from the file system (``unchanged``), so it has no stage at all, and a run
     after a change to the warehouse file alone stores and commits but builds nothing."""
-    from lessons_analytics.ingest import ingest
+    from lessons_analytics.ingestion import ingest
 
     stages: list[str] = []
     ingest(tmp_path / "w.duckdb", [DATA / "projects"], stage=stages.append)

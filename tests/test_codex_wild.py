@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from lessons_analytics.ingest import IngestReport, ingest
+from lessons_analytics.ingestion import IngestReport, ingest
 from lessons_analytics.parse_codex import harness_failure
 
 WILD = Path(__file__).parent / "data" / "codex_wild" / "sessions"

@@ -23,7 +23,7 @@ from lessons_analytics.effect import (
     lesson_effects,
     lesson_weeks,
 )
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters
 
 

@@ -34,7 +34,7 @@ import scenario
 from lessons_analytics import warehouse
 from lessons_analytics.demo import build_demo
 from lessons_analytics.export_ocel import EVENT_TYPES, OBJECT_TYPES, build_ocel, write_ocel
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters, parse_when
 
 jsonschema = pytest.importorskip("jsonschema")

@@ -32,7 +32,7 @@ import scenario
 from lessons_analytics import warehouse
 from lessons_analytics.demo import build_demo
 from lessons_analytics.export_otel import ERROR_TYPES, write_otel
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters, parse_when
 from lessons_analytics.otlp import span_id, trace_id
 

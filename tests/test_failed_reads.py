@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from tests.transcripts import ClaudeSession, CodexRollout, numbered, reset_ids
 
 CWD = "/home/dev/shop"

@@ -29,7 +29,7 @@ import duckdb
 import pytest
 from dbrows import rows as _rows
 
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 CASES = int(os.environ.get("LESSONS_FUZZ_CASES", "40"))

@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from lessons_analytics.demo import build_demo
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.sqlfiles import layer_files
 from lessons_analytics.transform import materialization
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "real"
 pytestmark = [

@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from lessons_analytics import transform
-from lessons_analytics.ingest import IngestReport, ingest
+from lessons_analytics.ingestion import IngestReport, ingest
 
 DATA = Path(__file__).parent / "data"
 SESSION = "c0000000-0000-4000-8000-0000000000c0"

@@ -15,7 +15,7 @@ import duckdb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SESSION = "d0000000-0000-4000-8000-0000000000d0"

@@ -11,7 +11,7 @@ import scenario
 from scenario import S1, S2, S4, S5, S6, S7
 
 from lessons_analytics import metrics, warehouse
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import duckdb
 import pytest
 
 from lessons_analytics import load
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.schema import RAW_TABLES
 
 DATA = Path(__file__).parent / "data"

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from lessons_analytics import exchange, sqlfiles
 from lessons_analytics.cli import cli
 from lessons_analytics.demo import DemoWorkspace, build_demo
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.load import file_id_of
 
 MARTS = sorted(p.stem for p in (sqlfiles.sql_root() / "marts").glob("*.sql"))

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from dbrows import rows as _rows
 
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 REAL2 = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "real2"
 CLAUDE = REAL2 / "claude"

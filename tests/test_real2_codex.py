@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 CODEX = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "real2" / "codex"
 pytestmark = [

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.cli import cli
 from lessons_analytics.demo import build_demo
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.report import (
     build_report_data,
     charts,

@@ -32,7 +32,7 @@ import pytest
 import scenario
 
 from lessons_analytics import warehouse
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.report import build_report_data, write_report
 from lessons_analytics.report.blocks import SMALL_NOTE
 from lessons_analytics.report.data import HEADLINES

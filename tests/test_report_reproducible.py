@@ -19,7 +19,7 @@ import pytest
 
 from lessons_analytics import warehouse
 from lessons_analytics.demo import build_demo
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.report import ReportPaths, demo_report
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "reports" / "2026-W48"

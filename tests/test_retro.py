@@ -18,7 +18,7 @@ from lessons_analytics import warehouse
 from lessons_analytics.cli import cli
 from lessons_analytics.commands.retro import retro_cmd
 from lessons_analytics.errors import ConfigError
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.options import AppContext
 from lessons_analytics.redact import redact
 from lessons_analytics.retro import (

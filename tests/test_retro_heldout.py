@@ -19,7 +19,7 @@ from retro_heldout import (
 from retro_heldout import language as lang_of
 
 from lessons_analytics import warehouse
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.retro import collect
 
 Heldout = tuple[dict[tuple[str, Any], tuple[str, ...]], list[Any]]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from lessons_analytics import warehouse
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.retro import collect
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "corpora"

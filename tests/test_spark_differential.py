@@ -17,7 +17,7 @@ from spark_support import canonical_rows, spark  # noqa: E402, F401
 
 from lessons_analytics import exchange, metrics, spark_engine, sqlfiles, warehouse  # noqa: E402
 from lessons_analytics.demo import build_demo  # noqa: E402
-from lessons_analytics.ingest import ingest  # noqa: E402
+from lessons_analytics.ingestion import ingest  # noqa: E402
 
 pytestmark = pytest.mark.spark
 

@@ -14,7 +14,7 @@ from spark_support import spark  # noqa: E402, F401
 
 from lessons_analytics import exchange  # noqa: E402
 from lessons_analytics.demo import build_demo  # noqa: E402
-from lessons_analytics.ingest import ingest  # noqa: E402
+from lessons_analytics.ingestion import ingest  # noqa: E402
 from lessons_analytics.schema import RAW_TABLES  # noqa: E402
 from lessons_analytics.spark_parse import parse_to_contract  # noqa: E402
 

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from lessons_analytics import warehouse
 from lessons_analytics.cli import cli
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.stats import (
     BaseStats,
     Sign,

@@ -18,7 +18,7 @@ import pytest
 
 from lessons_analytics import unchanged
 from lessons_analytics.demo import DemoWorkspace, build_demo
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 
 @pytest.fixture(scope="module")

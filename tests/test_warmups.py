@@ -25,7 +25,7 @@ from typing import Any
 from dbrows import rows as _rows
 from transcripts import ClaudeSession, reset_ids
 
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 
 A = "a1000000-0000-4000-8000-0000000000a1"
 B = "b1000000-0000-4000-8000-0000000000b1"

@@ -10,7 +10,7 @@ import click
 from lessons_analytics import tables, warehouse
 from lessons_analytics.demo import build_demo
 from lessons_analytics.demo.findings import demo_findings
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 from lessons_analytics.options import AppContext
 from lessons_analytics.report import demo_report
 

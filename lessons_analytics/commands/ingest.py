@@ -106,7 +106,7 @@ def _ingest(
     progress: Callable[[int, int], Callable[[int], None]] | None,
     stage: Callable[[str], None] | None,
 ) -> IngestReport:
-    from lessons_analytics.ingest import ingest
+    from lessons_analytics.ingestion import ingest
 
     return ingest(app.db_path, sources, bases, progress=progress, stage=stage)
 

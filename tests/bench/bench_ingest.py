@@ -99,7 +99,7 @@ def bench_ingest(tree: Path, db: Path) -> None:
     seconds, peak = timed([*CLI, "--db", str(db), "--quiet", "ingest", str(tree)])
     print(f"no-op re-run (whole CLI process): {seconds:.2f} s, peak {peak:.0f} MB")
     script = (
-        "import time,sys; from pathlib import Path; from lessons_analytics.ingest import ingest;"
+        "import time,sys; from pathlib import Path; from lessons_analytics.ingestion import ingest;"
         "t=time.perf_counter(); ingest(Path(sys.argv[1]),[Path(sys.argv[2])]);"
         "print(f'{time.perf_counter()-t:.3f}')"
     )

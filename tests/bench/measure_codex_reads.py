@@ -28,7 +28,7 @@ from tests.test_real2_codex import CODEX, _looks_like_read, _scan  # noqa: E402
 _INGEST = """
 import json, sys, duckdb
 from pathlib import Path
-from lessons_analytics.ingest import ingest
+from lessons_analytics.ingestion import ingest
 ingest(Path(sys.argv[1]), [Path(sys.argv[2])])
 con = duckdb.connect(sys.argv[1], read_only=True)
 ids = [r[0] for r in con.execute("select distinct tool_use_id from raw_file_reads").fetchall()]
