@@ -344,34 +344,116 @@ def recalled_document(
 
 
 # ---------------------------------------------------------------- one frame per metric
+# (what each holds is in its query file's header)
 
 
-def _frame(name: str) -> Any:
-    def run(
-        con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: Any
-    ) -> pl.DataFrame:
-        # the notebook's helpers: what they show leaves the warehouse, so it is redacted
-        return redact_frame(query(con, name, **(filters or Filters()).params(), **params))
-
-    run.__name__ = name
-    run.__doc__ = (
-        f"``queries/{name}.sql`` as a Polars frame (see the file's header), secrets redacted."
-    )
-    return run
+def _redacted(
+    con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None, params: dict[str, Any]
+) -> pl.DataFrame:
+    # the notebook's helpers: what they show leaves the warehouse, so it is redacted
+    return redact_frame(query(con, name, **(filters or Filters()).params(), **params))
 
 
-heads = _frame("heads")
-heads_by_week = _frame("heads_by_week")
-heads_reads = _frame("heads_reads")
-heads_histogram = _frame("heads_histogram")
-coverage = _frame("coverage")
-coverage_by_week = _frame("coverage_by_week")
-hits = _frame("hits")
-hits_list = _frame("hits_list")
-hits_by_lesson = _frame("hits_by_lesson")
-hits_by_caught = _frame("hits_by_caught")
-hits_by_class = _frame("hits_by_class")
-bodies = _frame("bodies")
-bodies_by_lesson = _frame("bodies_by_lesson")
-bodies_by_week = _frame("bodies_by_week")
-cost_calls = _frame("cost_calls")
+def heads(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/heads.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "heads", filters, params)
+
+
+def heads_by_week(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/heads_by_week.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "heads_by_week", filters, params)
+
+
+def heads_reads(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/heads_reads.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "heads_reads", filters, params)
+
+
+def heads_histogram(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/heads_histogram.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "heads_histogram", filters, params)
+
+
+def coverage(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/coverage.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "coverage", filters, params)
+
+
+def coverage_by_week(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/coverage_by_week.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "coverage_by_week", filters, params)
+
+
+def hits(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits", filters, params)
+
+
+def hits_list(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits_list.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits_list", filters, params)
+
+
+def hits_by_lesson(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits_by_lesson.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits_by_lesson", filters, params)
+
+
+def hits_by_caught(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits_by_caught.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits_by_caught", filters, params)
+
+
+def hits_by_class(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits_by_class.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits_by_class", filters, params)
+
+
+def bodies(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/bodies.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "bodies", filters, params)
+
+
+def bodies_by_lesson(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/bodies_by_lesson.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "bodies_by_lesson", filters, params)
+
+
+def bodies_by_week(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/bodies_by_week.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "bodies_by_week", filters, params)
+
+
+def cost_calls(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/cost_calls.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "cost_calls", filters, params)
