@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 import duckdb
@@ -42,9 +42,10 @@ def _open(app: AppContext) -> duckdb.DuckDBPyConnection:
         raise click.ClickException(str(exc)) from exc
 
 
-def _run(
-    app: AppContext, build: Callable[[duckdb.DuckDBPyConnection], dict[str, Any]]
-) -> dict[str, Any]:
+D = TypeVar("D")
+
+
+def _run(app: AppContext, build: Callable[[duckdb.DuckDBPyConnection], D]) -> D:
     con = _open(app)
     try:
         return build(con)

@@ -1,0 +1,112 @@
+"""Every ``TypedDict`` of ``documents.py`` against the document its command really emits.
+
+The scenario warehouse (the golden files' world) is built once; each command's ``--json``
+output must have exactly the keys its type declares, recursively through nested
+``TypedDict``s, lists of them and ``dict[str, ...]`` of them, so the types cannot drift
+from the output.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from pathlib import Path
+from typing import Any, get_args, get_origin, get_type_hints, is_typeddict
+
+import pytest
+import scenario
+from click.testing import CliRunner
+
+from lessons_analytics import documents as d
+from lessons_analytics.cli import cli
+from lessons_analytics.ingest import ingest
+
+
+def mismatches(kind: Any, value: Any, where: str = "$") -> list[str]:
+    """Where ``value`` (decoded JSON) and the type ``kind`` disagree on keys."""
+    if is_typeddict(kind):
+        if not isinstance(value, dict):
+            return [f"{where}: {type(value).__name__}, not an object"]
+        hints = get_type_hints(kind)
+        required = kind.__required_keys__  # a NotRequired key may be absent, never unknown
+        out = [f"{where}.{k}: emitted, not declared" for k in value.keys() - hints.keys()]
+        out += [f"{where}.{k}: declared, not emitted" for k in required - value.keys()]
+        for key in hints.keys() & value.keys():
+            out += mismatches(hints[key], value[key], f"{where}.{key}")
+        return out
+    origin = get_origin(kind)
+    if origin is list and isinstance(value, list):
+        inner = get_args(kind)[0]
+        return [m for i, item in enumerate(value) for m in mismatches(inner, item, f"{where}[{i}]")]
+    if origin is dict and isinstance(value, dict):
+        inner = get_args(kind)[1]
+        return [m for k, item in value.items() for m in mismatches(inner, item, f"{where}.{k}")]
+    if origin in (types.UnionType, typing.Union):
+        shaped = [a for a in get_args(kind) if is_typeddict(a) or get_origin(a) in (list, dict)]
+        if value is None or not shaped:
+            return []
+        tries = [mismatches(a, value, where) for a in shaped]
+        return [] if any(not t for t in tries) else min(tries, key=len)
+    return []
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("documents")
+    built = scenario.build(root)
+    out = root / "w.duckdb"
+    ingest(out, [built.projects, built.codex])
+    return out
+
+
+def _emitted(db: Path, *args: str) -> Any:
+    result = CliRunner().invoke(cli, ["--db", str(db), *args, "--json"])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+CASES: dict[str, tuple[Any, list[str]]] = {
+    "heads": (d.HeadsDocument, ["heads"]),
+    "coverage": (d.CoverageDocument, ["coverage"]),
+    "hits": (d.HitsDocument, ["hits"]),
+    "bodies": (d.BodiesDocument, ["bodies"]),
+    "cost": (d.CostDocument, ["cost", "^make test"]),
+    "cost-rituals": (d.CostDocument, ["cost", "--rituals"]),
+    "effect": (d.EffectDocument, ["effect"]),
+    "recalled": (d.RecalledDocument, ["recalled", "L-0001", "--session", scenario.S2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_type_has_the_emitted_keys(db: Path, name: str) -> None:
+    kind, args = CASES[name]
+    doc = _emitted(db, *args)
+    assert mismatches(kind, doc) == []
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_nested_type_is_exercised(db: Path, name: str) -> None:
+    # an empty list would hold any element type: the scenario must fill each one
+    kind, args = CASES[name]
+    empty: list[str] = []
+
+    def walk(k: Any, v: Any, where: str) -> None:
+        if is_typeddict(k) and isinstance(v, dict):
+            for key, hint in get_type_hints(k).items():
+                walk(hint, v.get(key), f"{where}.{key}")
+        elif get_origin(k) is list and is_typeddict(get_args(k)[0]) and v == []:
+            empty.append(where)
+        elif get_origin(k) is list and isinstance(v, list) and v:
+            walk(get_args(k)[0], v[0], f"{where}[0]")
+
+    walk(kind, _emitted(db, *args), "$")
+    assert empty == []
+
+
+def test_the_checker_sees_a_misspelt_key() -> None:
+    good = {"week": "2026-W45", "calls": 1, "hours": 0.5}
+    assert mismatches(d.CostWeek, good) == []
+    assert mismatches(d.CostWeek, {**good, "hour": 1}) == ["$.hour: emitted, not declared"]
+    doc = {"schema": "s", "generated_at": "t", "bases": [{"base": "b"}]}
+    assert "$.bases[0].reads: declared, not emitted" in mismatches(d.BodiesDocument, doc)
