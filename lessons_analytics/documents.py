@@ -364,3 +364,47 @@ class EffectDocument(TypedDict):
     generated_at: str
     bases: list[EffectBase]
     totals: EffectTotals
+
+
+# ---------------------------------------------------------------- check and lint
+
+
+class FailureRow(TypedDict):
+    file: str
+    line: int
+    rule: str
+    message: str
+
+
+class CheckBase(TypedDict):
+    base: str
+    ok: bool
+    failures: list[FailureRow]
+
+
+class CheckDocument(TypedDict):
+    schema: str
+    generated_at: str
+    bases: list[CheckBase]
+
+
+class FindingRow(TypedDict):
+    file: str
+    line: int
+    severity: str
+    rule: str
+    message: str
+
+
+class LintBase(TypedDict):
+    base: str
+    ok: bool
+    errors: int
+    warnings: int
+    findings: list[FindingRow]
+
+
+class LintDocument(TypedDict):
+    schema: str
+    generated_at: str
+    bases: list[LintBase]

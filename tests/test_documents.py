@@ -9,6 +9,7 @@ from the output.
 from __future__ import annotations
 
 import json
+import shutil
 import types
 import typing
 from pathlib import Path
@@ -57,10 +58,19 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     built = scenario.build(root)
     out = root / "w.duckdb"
     ingest(out, [built.projects, built.codex])
+    # the scenario's lessons lint clean: one lesson without its sections gives findings
+    broken = root / "broken" / "LESSONS"
+    shutil.copytree(root / "proj" / "LESSONS", broken)
+    (broken / "L-0099-no-sections.md").write_text("# L-0099 no sections\n", encoding="utf-8")
     return out
 
 
+BASE, BROKEN = "<base>", "<broken>"  # lesson bases next to the warehouse
+
+
 def _emitted(db: Path, *args: str) -> Any:
+    where = {BASE: db.parent / "proj" / "LESSONS", BROKEN: db.parent / "broken" / "LESSONS"}
+    args = tuple(str(where[a]) if a in where else a for a in args)
     result = CliRunner().invoke(cli, ["--db", str(db), *args, "--json"])
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout)
@@ -75,6 +85,8 @@ CASES: dict[str, tuple[Any, list[str]]] = {
     "cost-rituals": (d.CostDocument, ["cost", "--rituals"]),
     "effect": (d.EffectDocument, ["effect"]),
     "recalled": (d.RecalledDocument, ["recalled", "L-0001", "--session", scenario.S2]),
+    "check": (d.CheckDocument, ["check", BASE]),
+    "lint": (d.LintDocument, ["lint", BROKEN]),
 }
 
 

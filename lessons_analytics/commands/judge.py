@@ -16,8 +16,9 @@ from lessons_analytics import tables
 from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.cards import cards
 from lessons_analytics.check import check_base
+from lessons_analytics.documents import CheckDocument, LintBase, LintDocument
 from lessons_analytics.errors import BaseNotFound
-from lessons_analytics.lint import lint_base
+from lessons_analytics.lint import Finding, lint_base
 from lessons_analytics.options import AppContext, echo_json, json_option
 
 _BASE = click.argument("base", required=False, type=click.Path(path_type=Path))
@@ -60,11 +61,11 @@ def check_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
     """
     results = [(b, check_base(b, _config(ctx, "check"))) for b in _bases(base)]
     if as_json:
-        echo_json(
-            {"schema": "lessons-analytics/check/1", "generated_at": _generated_at(),
-             "bases": [{"base": str(b), "ok": not fs, "failures": [f.to_dict() for f in fs]}
-                       for b, fs in results]}
-        )  # fmt: skip
+        doc: CheckDocument = {
+            "schema": "lessons-analytics/check/1", "generated_at": _generated_at(),
+            "bases": [{"base": str(b), "ok": not fs, "failures": [f.to_dict() for f in fs]}
+                      for b, fs in results]}  # fmt: skip
+        echo_json(doc)
     else:
         for b, failures in results:
             for line in tables.check(failures):
@@ -85,10 +86,10 @@ def lint_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
     """
     results = [(b, lint_base(b, _config(ctx, "lint"))) for b in _bases(base)]
     if as_json:
-        echo_json(
-            {"schema": "lessons-analytics/lint/1", "generated_at": _generated_at(),
-             "bases": [_lint_entry(b, findings) for b, findings in results]}
-        )  # fmt: skip
+        doc: LintDocument = {
+            "schema": "lessons-analytics/lint/1", "generated_at": _generated_at(),
+            "bases": [_lint_entry(b, findings) for b, findings in results]}  # fmt: skip
+        echo_json(doc)
     else:
         for b, findings in results:
             for line in tables.lint(findings):
@@ -99,7 +100,7 @@ def lint_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
         ctx.exit(1)
 
 
-def _lint_entry(base: Path, findings: list[Any]) -> dict[str, Any]:
+def _lint_entry(base: Path, findings: list[Finding]) -> LintBase:
     errors = sum(f.severity == "error" for f in findings)
     return {
         "base": str(base),
