@@ -122,3 +122,11 @@ def test_the_checker_sees_a_misspelt_key() -> None:
     assert mismatches(d.CostWeek, {**good, "hour": 1}) == ["$.hour: emitted, not declared"]
     doc = {"schema": "s", "generated_at": "t", "bases": [{"base": "b"}]}
     assert "$.bases[0].reads: declared, not emitted" in mismatches(d.BodiesDocument, doc)
+
+
+def test_the_package_says_it_is_typed() -> None:
+    # PEP 561: without the marker mypy ignores these types in a user's code; the wheel
+    # target ships the whole package folder, marker included
+    from importlib.resources import files
+
+    assert (files("lessons_analytics") / "py.typed").is_file()
