@@ -408,3 +408,58 @@ class LintDocument(TypedDict):
     schema: str
     generated_at: str
     bases: list[LintBase]
+
+
+# ---------------------------------------------------------------- stats
+
+
+class SignRow(TypedDict):
+    name: str
+    value: object  # a count, a share or a date, as the sign measures
+    threshold: object
+    fired: bool
+    lessons: list[str]
+
+
+class BaseStatsRow(TypedDict):
+    base: str
+    as_of: str
+    sleep_due: bool
+    signs: list[SignRow]
+
+
+class StatsDocument(TypedDict):
+    schema: str
+    generated_at: str
+    bases: list[BaseStatsRow]
+    marked: list[str]
+
+
+# ---------------------------------------------------------------- ingest
+
+
+class LoadErrorRow(TypedDict):
+    file: str
+    line: int
+    reason: str
+
+
+class IngestTotals(TypedDict):
+    """The warehouse's counts after a run."""
+
+    sessions: int
+    agent_runs: int
+    tool_calls: int
+    by_tool: dict[str, int]
+    file_reads: int
+    bases: int
+    lessons: int
+    hits: int
+    load_errors: int
+    errors: list[LoadErrorRow]
+
+
+class IngestDocument(IngestTotals):
+    files_seen: int
+    files_loaded: int
+    lines_loaded: int

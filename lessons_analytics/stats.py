@@ -24,6 +24,7 @@ from lessons_analytics import effect, metrics
 from lessons_analytics.bases import BaseSnapshot, load_base
 from lessons_analytics.check import check_base
 from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.documents import BaseStatsRow, SignRow
 from lessons_analytics.redact import redact
 
 BASE_LEVEL = ("candidates-without-verdict", "class-share", "index-layout")
@@ -37,7 +38,7 @@ class Sign:
     fired: bool
     lessons: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> SignRow:
         return {"name": self.name, "value": self.value, "threshold": self.threshold,
                 "fired": self.fired, "lessons": self.lessons}  # fmt: skip
 
@@ -53,7 +54,7 @@ class BaseStats:
     def sleep_due(self) -> bool:
         return sleep_due(self.signs, self.max_lessons)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> BaseStatsRow:
         return {"base": self.base, "as_of": self.as_of.isoformat(), "sleep_due": self.sleep_due,
                 "signs": [s.as_dict() for s in self.signs]}  # fmt: skip
 

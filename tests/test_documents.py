@@ -87,6 +87,7 @@ CASES: dict[str, tuple[Any, list[str]]] = {
     "recalled": (d.RecalledDocument, ["recalled", "L-0001", "--session", scenario.S2]),
     "check": (d.CheckDocument, ["check", BASE]),
     "lint": (d.LintDocument, ["lint", BROKEN]),
+    "stats": (d.StatsDocument, ["stats", BASE, "--as-of", "2026-11-30"]),
 }
 
 
@@ -114,6 +115,18 @@ def test_every_nested_type_is_exercised(db: Path, name: str) -> None:
 
     walk(kind, _emitted(db, *args), "$")
     assert empty == []
+
+
+def test_ingest_document_has_the_emitted_keys(db: Path) -> None:
+    # a copy of the scenario's transcripts with one broken line, so errors is not empty
+    projects = db.parent / "bad" / "projects"
+    shutil.copytree(db.parent / "claude" / "projects", projects)
+    first = sorted(projects.rglob("*.jsonl"))[0]
+    with first.open("a", encoding="utf-8") as out:
+        out.write("{not json\n")
+    doc = _emitted(db.parent / "again.duckdb", "ingest", str(projects))
+    assert doc["errors"]
+    assert mismatches(d.IngestDocument, doc) == []
 
 
 def test_the_checker_sees_a_misspelt_key() -> None:

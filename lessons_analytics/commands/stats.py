@@ -10,8 +10,9 @@ import click
 from lessons_analytics import tables, warehouse
 from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.config import load_config
+from lessons_analytics.documents import StatsDocument
 from lessons_analytics.errors import LessonsAnalyticsError
-from lessons_analytics.metrics import envelope
+from lessons_analytics.metrics import generated_at, schema
 from lessons_analytics.options import AppContext, echo_json, json_option
 from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
 
@@ -69,8 +70,12 @@ def stats_cmd(
                     f"{index}: cannot write the sleep marker: {exc}"
                 ) from exc
     if as_json:
-        doc = envelope("stats", [r.as_dict() for r in results])
-        doc["marked"] = changed
+        doc: StatsDocument = {
+            "schema": schema("stats"),
+            "generated_at": generated_at(),
+            "bases": [r.as_dict() for r in results],
+            "marked": changed,
+        }
         echo_json(doc)
         return
     click.echo(tables.stats(results))
