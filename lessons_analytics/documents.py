@@ -463,3 +463,46 @@ class IngestDocument(IngestTotals):
     files_seen: int
     files_loaded: int
     lines_loaded: int
+
+
+# ---------------------------------------------------------------- cards
+
+
+class CardsBase(TypedDict):
+    base: str
+
+
+class Card(TypedDict):
+    number: int
+    base: str
+    id: str
+    file: str
+    text: str
+    warnings: list[str]
+
+
+class CardsDocument(TypedDict):
+    schema: str
+    generated_at: str
+    bases: list[CardsBase]
+    page: int
+    pages: int
+    page_size: int
+    total: int
+    cards: list[Card]
+    footer: str
+
+
+# ---------------------------------------------------------------- report
+
+
+class ReportDocument(TypedDict):
+    """The files ``report --json`` wrote (the report's numbers are in ``data``)."""
+
+    schema: str
+    week: str
+    directory: str
+    markdown: str
+    html: str
+    data: str
+    charts: list[str]

@@ -69,7 +69,8 @@ BASE, BROKEN = "<base>", "<broken>"  # lesson bases next to the warehouse
 
 
 def _emitted(db: Path, *args: str) -> Any:
-    where = {BASE: db.parent / "proj" / "LESSONS", BROKEN: db.parent / "broken" / "LESSONS"}
+    where = {BASE: db.parent / "proj" / "LESSONS", BROKEN: db.parent / "broken" / "LESSONS",
+             "<out>": db.parent / "report"}  # fmt: skip
     args = tuple(str(where[a]) if a in where else a for a in args)
     result = CliRunner().invoke(cli, ["--db", str(db), *args, "--json"])
     assert result.exit_code in (0, 1), result.output
@@ -88,6 +89,8 @@ CASES: dict[str, tuple[Any, list[str]]] = {
     "check": (d.CheckDocument, ["check", BASE]),
     "lint": (d.LintDocument, ["lint", BROKEN]),
     "stats": (d.StatsDocument, ["stats", BASE, "--as-of", "2026-11-30"]),
+    "cards": (d.CardsDocument, ["cards", BASE]),
+    "report": (d.ReportDocument, ["report", "--week", "2026-W46", "--out", "<out>"]),
 }
 
 

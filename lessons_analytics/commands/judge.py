@@ -16,7 +16,7 @@ from lessons_analytics import tables
 from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.cards import cards
 from lessons_analytics.check import check_base
-from lessons_analytics.documents import CheckDocument, LintBase, LintDocument
+from lessons_analytics.documents import CardsDocument, CheckDocument, LintBase, LintDocument
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.lint import Finding, lint_base
 from lessons_analytics.options import AppContext, echo_json, json_option
@@ -128,11 +128,11 @@ def cards_cmd(base: Path | None, page: int, page_size: int, as_json: bool) -> No
     if not as_json:
         click.echo(result.text, nl=False)
         return
-    echo_json(
-        {"schema": "lessons-analytics/cards/1", "generated_at": _generated_at(),
-         "bases": [{"base": b} for b in result.bases], "page": result.page,
-         "pages": result.pages, "page_size": result.page_size, "total": result.total,
-         "cards": [{"number": c.number, "base": c.base, "id": c.lesson_id, "file": c.file,
-                    "text": c.text, "warnings": list(c.warnings)} for c in result.cards],
-         "footer": result.footer}
-    )  # fmt: skip
+    doc: CardsDocument = {
+        "schema": "lessons-analytics/cards/1", "generated_at": _generated_at(),
+        "bases": [{"base": b} for b in result.bases], "page": result.page,
+        "pages": result.pages, "page_size": result.page_size, "total": result.total,
+        "cards": [{"number": c.number, "base": c.base, "id": c.lesson_id, "file": c.file,
+                   "text": c.text, "warnings": list(c.warnings)} for c in result.cards],
+        "footer": result.footer}  # fmt: skip
+    echo_json(doc)

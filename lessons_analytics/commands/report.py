@@ -11,6 +11,7 @@ import duckdb
 from lessons_analytics import warehouse
 from lessons_analytics.bases import resolve_base
 from lessons_analytics.config import load_config
+from lessons_analytics.documents import ReportDocument
 from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json
 from lessons_analytics.report import last_complete_week, parse_week, write_report
@@ -98,16 +99,15 @@ def report_cmd(
     finally:
         con.close()
     if as_json:
-        echo_json(
-            {
-                "schema": "lessons-analytics/report/1",
-                "week": chosen,
-                "directory": str(paths.directory),
-                "markdown": str(paths.markdown),
-                "html": str(paths.html),
-                "data": str(paths.data),
-                "charts": [str(p) for p in paths.charts],
-            }
-        )
+        doc: ReportDocument = {
+            "schema": "lessons-analytics/report/1",
+            "week": chosen,
+            "directory": str(paths.directory),
+            "markdown": str(paths.markdown),
+            "html": str(paths.html),
+            "data": str(paths.data),
+            "charts": [str(p) for p in paths.charts],
+        }
+        echo_json(doc)
         return
     click.echo(str(paths.html))
