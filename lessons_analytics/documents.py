@@ -506,3 +506,58 @@ class ReportDocument(TypedDict):
     html: str
     data: str
     charts: list[str]
+
+
+# ---------------------------------------------------------------- retro
+
+
+class LessonMatchRow(TypedDict):
+    lesson_id: str
+    base: str
+    status: str | None
+    target: str | None
+    shared_triggers: list[str]
+    score: float
+
+
+class ClusterRow(TypedDict):
+    cluster_id: str
+    kind: str
+    kinds: list[str]
+    mechanism: str
+    title: str
+    shared_key: str
+    status: str
+    verdict_due: bool | None
+    independent_cases: int
+    signals: int
+    sessions: list[str]
+    commits: list[str]
+    first_seen: str | None
+    last_seen: str | None
+    suggested_target: str
+    bases: list[str]
+    facet_of: str | None
+    possible_facet_of: str | None
+    matched_lesson: LessonMatchRow | None
+    signal_ids: list[str]
+
+
+class RetroTotals(TypedDict):
+    signals: int
+    clusters: int
+    candidate_ready: int
+    verdict_due: int
+    quarantine: int
+    by_kind: dict[str, int]
+
+
+class RetroDocument(TypedDict):
+    schema: str
+    generated_at: str
+    since: str | None
+    bases: list[str]
+    repos: list[str]
+    totals: RetroTotals
+    clusters: list[ClusterRow]
+    warnings: list[str]

@@ -132,6 +132,15 @@ def test_ingest_document_has_the_emitted_keys(db: Path) -> None:
     assert mismatches(d.IngestDocument, doc) == []
 
 
+def test_retro_document_has_the_emitted_keys(tmp_path: Path) -> None:
+    # the retro fixture's transcripts: the scenario has too few signals to cluster
+    db = tmp_path / "retro.duckdb"
+    ingest(db, [Path(__file__).parent / "data" / "retro" / "projects"])
+    doc = _emitted(db, "retro", "--out", str(tmp_path / "out"))
+    assert doc["clusters"]
+    assert mismatches(d.RetroDocument, doc) == []
+
+
 def test_the_checker_sees_a_misspelt_key() -> None:
     good = {"week": "2026-W45", "calls": 1, "hours": 0.5}
     assert mismatches(d.CostWeek, good) == []
