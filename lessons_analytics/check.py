@@ -11,12 +11,13 @@ Choice: sleep-marker lines above ``## Active`` are not counted against its line 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from lessons_analytics.basefiles import LESSON_NAME, IndexDoc, parse_index, read_lesson, read_text
 from lessons_analytics.bases import lesson_paths, resolve_base
+from lessons_analytics.documents import FailureRow
 
 DEFAULTS: dict[str, Any] = {"active_heading_max_line": 15, "index_max_bytes": 16384}
 RULES = (
@@ -46,8 +47,8 @@ class Failure:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.rule}: {self.message}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> FailureRow:
+        return {"file": self.file, "line": self.line, "rule": self.rule, "message": self.message}
 
 
 @dataclass(frozen=True)

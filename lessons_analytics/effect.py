@@ -42,13 +42,22 @@ The verdict, first rule that holds:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.documents import (
+    EffectBase,
+    EffectDocument,
+    EffectEvidence,
+    EffectTotals,
+    Intervention,
+    LessonEffect,
+    LessonWeek,
+)
 from lessons_analytics.interventions import interventions
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
@@ -294,7 +303,7 @@ def effect_document(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
     thresholds: Mapping[str, float] | None = None,
-) -> dict[str, Any]:
+) -> EffectDocument:
     """The ``effect --json`` document: per base, its lessons and its interventions.
 
     ``{"schema": "lessons-analytics/effect/1", "generated_at", "bases": [{"base",
@@ -309,20 +318,22 @@ def effect_document(
     changes = _grouped(interventions(con, filters, thresholds))
     evidence = _grouped(effect_evidence(con, filters))
     weeks = _grouped(lesson_weeks(con, filters))
-    out: list[dict[str, Any]] = []
+    out: list[EffectBase] = []
     for base in metrics.known_bases(con, filters):
-        rows = lessons.get(base, [])
+        rows = cast(list[LessonEffect], lessons.get(base, []))
         shown = {row["lesson_id"] for row in rows}
-        out.append({"base": base, "lessons": rows, "interventions": changes.get(base, []),
-                    "weeks": [w for w in weeks.get(base, []) if w["lesson_id"] in shown],
-                    "evidence": evidence.get(base, []),
+        out.append({"base": base, "lessons": rows,
+                    "interventions": cast(list[Intervention], changes.get(base, [])),
+                    "weeks": [cast(LessonWeek, w) for w in weeks.get(base, [])
+                              if w["lesson_id"] in shown],
+                    "evidence": cast(list[EffectEvidence], evidence.get(base, [])),
                     "by_verdict": _by_verdict(rows)})  # fmt: skip
     every = [row for entry in out for row in entry["lessons"]]
-    document = metrics.envelope("effect", out)
-    document["totals"] = {"lessons": len(every),
-                          "interventions": sum(len(e["interventions"]) for e in out),
-                          "by_verdict": _by_verdict(every)}  # fmt: skip
-    return document
+    totals: EffectTotals = {"lessons": len(every),
+                            "interventions": sum(len(e["interventions"]) for e in out),
+                            "by_verdict": _by_verdict(every)}  # fmt: skip
+    return {"schema": metrics.schema("effect"), "generated_at": metrics.generated_at(),
+            "bases": out, "totals": totals}  # fmt: skip
 
 
 def _grouped(frame: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
@@ -332,5 +343,5 @@ def _grouped(frame: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _by_verdict(rows: list[dict[str, Any]]) -> dict[str, int]:
+def _by_verdict(rows: list[LessonEffect]) -> dict[str, int]:
     return {word: sum(1 for row in rows if row["verdict"] == word) for word in VERDICTS}

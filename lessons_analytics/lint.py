@@ -14,7 +14,7 @@ import re
 import shutil
 import tomllib
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from lessons_analytics.basefiles import (
     read_text,
 )
 from lessons_analytics.bases import lesson_paths, repo_root_of, resolve_base
+from lessons_analytics.documents import FindingRow
 
 DEFAULTS: dict[str, Any] = {"base64_min_len": 80}
 _ID = re.compile(r"^L-\d+$")
@@ -54,8 +55,9 @@ class Finding:
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.severity}: {self.rule}: {self.message}"
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> FindingRow:
+        return {"file": self.file, "line": self.line, "severity": self.severity,
+                "rule": self.rule, "message": self.message}  # fmt: skip
 
 
 def lint_base(base_path: str | Path, config: dict[str, Any] | None = None) -> list[Finding]:

@@ -10,13 +10,32 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import polars as pl
 
 from lessons_analytics import sqlfiles
 from lessons_analytics.basefiles import LESSONS_DIR
+from lessons_analytics.documents import (
+    BodiesBase,
+    BodiesDocument,
+    CostDocument,
+    CostWeek,
+    CoverageBase,
+    CoverageDocument,
+    CoverageWeek,
+    HeadsBase,
+    HeadsDocument,
+    HitRef,
+    HitsBase,
+    HitsClass,
+    HitsDocument,
+    HitsLesson,
+    RecalledDocument,
+    RecallEvidence,
+    RitualCost,
+)
 from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
 from lessons_analytics.redact import redact_frame, redact_tree
 
@@ -181,38 +200,47 @@ def _grouped(frame: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
 
 
 def envelope(command: str, bases: list[dict[str, Any]], key: str = "bases") -> dict[str, Any]:
-    return {
-        "schema": f"lessons-analytics/{command}/1",
-        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        key: bases,
-    }
+    return {"schema": schema(command), "generated_at": generated_at(), key: bases}
+
+
+def schema(command: str) -> str:
+    return f"lessons-analytics/{command}/1"
+
+
+def generated_at() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 HEADS_FIELDS = ("reads", "head_reads", "prefix_reads", "head_20_60", "blind_reads",
                 "truncated_reads", "sessions_reading_index", "blind_sessions")  # fmt: skip
 
 
-def heads_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[str, Any]:
+def heads_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> HeadsDocument:
     params = filters.params()
     totals = _by_base(query(con, "heads", **params))
     methods = _grouped(query(con, "heads_by_method", **params))
     weeks = _grouped(query(con, "heads_by_week", **params))
-    out = []
+    out: list[HeadsBase] = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
         entry: dict[str, Any] = {"base": base}
         entry.update({name: int(row.get(name) or 0) for name in HEADS_FIELDS})
         entry["by_method"] = {m["method"]: m["reads"] for m in methods.get(base, [])}
         entry["by_week"] = mark_partial(weeks.get(base, []), filters)
-        out.append(entry)
-    return envelope("heads", out)
+        # the counts are spelt once, in HEADS_FIELDS; test_documents holds them to the type
+        out.append(cast(HeadsBase, entry))
+    return {"schema": schema("heads"), "generated_at": generated_at(), "bases": out}
 
 
-def coverage_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[str, Any]:
+COVERAGE_WEEK_FIELDS = ("week", "sessions_in_scope", "sessions_reading_index",
+                        "sessions_recalled", "coverage")  # fmt: skip
+
+
+def coverage_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> CoverageDocument:
     params = filters.params()
     totals = _by_base(query(con, "coverage", **params))
     weeks = _grouped(query(con, "coverage_by_week", **params))
-    out = []
+    out: list[CoverageBase] = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
         out.append(
@@ -223,38 +251,29 @@ def coverage_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[
                 "sessions_recalled": int(row.get("sessions_recalled") or 0),
                 "coverage": row.get("coverage"),
                 "index_read_share": row.get("index_read_share"),
-                "by_week": mark_partial(
-                    [
-                        {
-                            k: w[k]
-                            for k in (
-                                "week",
-                                "sessions_in_scope",
-                                "sessions_reading_index",
-                                "sessions_recalled",
-                                "coverage",
-                            )
-                        }
-                        for w in weeks.get(base, [])
-                    ],
-                    filters,
+                "by_week": cast(
+                    list[CoverageWeek],
+                    mark_partial(
+                        [{k: w[k] for k in COVERAGE_WEEK_FIELDS} for w in weeks.get(base, [])],
+                        filters,
+                    ),
                 ),
             }
         )
-    return envelope("coverage", out)
+    return {"schema": schema("coverage"), "generated_at": generated_at(), "bases": out}
 
 
 RECALL_KINDS = ("recalled", "index_only", "not_recalled", "unknown")
 
 
-def hits_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[str, Any]:
+def hits_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> HitsDocument:
     params = filters.params()
     totals = _by_base(query(con, "hits", **params))
     caught = _grouped(query(con, "hits_by_caught", **params))
     lessons = _grouped(query(con, "hits_by_lesson", **params))
     classes = _grouped(query(con, "hits_by_class", **params))
     listing = _grouped(query(con, "hits_list", **params))
-    out = []
+    out: list[HitsBase] = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
         by_caught: dict[str, int] = {}
@@ -273,20 +292,21 @@ def hits_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> dict[str,
                 "recall_by_caught": cross,
                 "top3_share": row.get("top3_share"),
                 "max_class": {"class": row.get("max_class"), "share": row.get("max_class_share")},
-                "by_class": classes.get(base, []),
+                "by_class": cast(list[HitsClass], classes.get(base, [])),
                 "disagreements": [_hit_ref(h) for h in listing.get(base, []) if h["disagrees"]],
                 "lessons": [
-                    {"id": item.pop("lesson_id"), **item} for item in lessons.get(base, [])
+                    cast(HitsLesson, {"id": item.pop("lesson_id"), **item})
+                    for item in lessons.get(base, [])
                 ],
             }
         )
-    return envelope("hits", out)
+    return {"schema": schema("hits"), "generated_at": generated_at(), "bases": out}
 
 
-def _hit_ref(hit: dict[str, Any]) -> dict[str, Any]:
+def _hit_ref(hit: dict[str, Any]) -> HitRef:
     keys = ("lesson_id", "file_path", "line_no", "session_id", "recorded_recalled", "recall",
             "missed_at", "caught_by")  # fmt: skip
-    return {k: hit[k] for k in keys}
+    return cast(HitRef, {k: hit[k] for k in keys})
 
 
 def bodies_document(
@@ -294,11 +314,11 @@ def bodies_document(
     filters: Filters,
     divisor: float = 4,
     large_bytes: int = 20480,
-) -> dict[str, Any]:
+) -> BodiesDocument:
     params = {**filters.params(), "divisor": divisor, "large_bytes": large_bytes}
     totals = _by_base(query(con, "bodies", **params))
     lessons = _grouped(query(con, "bodies_by_lesson", **params))
-    out = []
+    out: list[BodiesBase] = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
         out.append(
@@ -323,7 +343,7 @@ def bodies_document(
                 ],
             }
         )
-    return envelope("bodies", out)
+    return {"schema": schema("bodies"), "generated_at": generated_at(), "bases": out}
 
 
 def ritual_cost(
@@ -332,7 +352,7 @@ def ritual_cost(
     filters: Filters,
     lesson: str | None = None,
     gap_cap_s: float = 300,
-) -> dict[str, Any]:
+) -> RitualCost:
     """One ritual's time (metrics.md §5) as an element of the ``cost`` document."""
     params = {**filters.params(), "pattern": pattern, "gap_cap_s": gap_cap_s}
     calls = query(con, "cost_calls", **params)
@@ -362,7 +382,7 @@ def ritual_cost(
         "total_hours": seconds / 3600,
         "hours_per_week": (seconds / 3600 / weeks) if weeks else None,
         "weeks": weeks,
-        "by_week": mark_partial(by_week, filters),
+        "by_week": cast(list[CostWeek], mark_partial(by_week, filters)),
         "median_s": _quantile(timed, 0.5),
         "p90_s": _quantile(timed, 0.9),
         # the active time inside the calls, not their durations: see queries/cost_active.sql
@@ -396,8 +416,8 @@ def cost_document(
     pattern: str | None = None,
     lesson: str | None = None,
     gap_cap_s: float = 300,
-) -> dict[str, Any]:
-    rituals = []
+) -> CostDocument:
+    rituals: list[RitualCost] = []
     if pattern is not None:
         check_pattern(con, pattern)
         rituals.append(ritual_cost(con, pattern, filters, None, gap_cap_s))
@@ -406,7 +426,7 @@ def cost_document(
             scoped = Filters((item["base_path"],), filters.since, filters.until)
             entry = ritual_cost(con, item["ritual"], scoped, item["lesson_id"], gap_cap_s)
             rituals.append({"base": item["base_path"], **entry})
-    return envelope("cost", rituals, key="rituals")
+    return {"schema": schema("cost"), "generated_at": generated_at(), "rituals": rituals}
 
 
 def recalled_document(
@@ -415,11 +435,11 @@ def recalled_document(
     session: str,
     before: datetime | None,
     filters: Filters,
-) -> dict[str, Any]:
+) -> RecalledDocument:
     """Had ``lesson`` surfaced in ``session`` before ``before``, and the evidence."""
     found = con.execute("select count(*) from fct_sessions where session_id = ?", [session])
     row = found.fetchall()[0]
-    evidence = query(
+    rows = query(
         con,
         "recalled",
         lesson=lesson,
@@ -427,7 +447,7 @@ def recalled_document(
         before=before,
         bases=filters.params()["bases"],
     ).to_dicts()
-    evidence = redact_tree(evidence)  # it quotes transcripts
+    evidence: list[RecallEvidence] = redact_tree(rows)  # it quotes transcripts
     kinds = {e["kind"] for e in evidence}
     if not row or not row[0]:
         status = "unknown"
@@ -448,34 +468,116 @@ def recalled_document(
 
 
 # ---------------------------------------------------------------- one frame per metric
+# (what each holds is in its query file's header)
 
 
-def _frame(name: str) -> Any:
-    def run(
-        con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: Any
-    ) -> pl.DataFrame:
-        # the notebook's helpers: what they show leaves the warehouse, so it is redacted
-        return redact_frame(query(con, name, **(filters or Filters()).params(), **params))
-
-    run.__name__ = name
-    run.__doc__ = (
-        f"``queries/{name}.sql`` as a Polars frame (see the file's header), secrets redacted."
-    )
-    return run
+def _redacted(
+    con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None, params: dict[str, Any]
+) -> pl.DataFrame:
+    # the notebook's helpers: what they show leaves the warehouse, so it is redacted
+    return redact_frame(query(con, name, **(filters or Filters()).params(), **params))
 
 
-heads = _frame("heads")
-heads_by_week = _frame("heads_by_week")
-heads_reads = _frame("heads_reads")
-heads_histogram = _frame("heads_histogram")
-coverage = _frame("coverage")
-coverage_by_week = _frame("coverage_by_week")
-hits = _frame("hits")
-hits_list = _frame("hits_list")
-hits_by_lesson = _frame("hits_by_lesson")
-hits_by_caught = _frame("hits_by_caught")
-hits_by_class = _frame("hits_by_class")
-bodies = _frame("bodies")
-bodies_by_lesson = _frame("bodies_by_lesson")
-bodies_by_week = _frame("bodies_by_week")
-cost_calls = _frame("cost_calls")
+def heads(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/heads.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "heads", filters, params)
+
+
+def heads_by_week(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/heads_by_week.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "heads_by_week", filters, params)
+
+
+def heads_reads(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/heads_reads.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "heads_reads", filters, params)
+
+
+def heads_histogram(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/heads_histogram.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "heads_histogram", filters, params)
+
+
+def coverage(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/coverage.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "coverage", filters, params)
+
+
+def coverage_by_week(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/coverage_by_week.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "coverage_by_week", filters, params)
+
+
+def hits(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits", filters, params)
+
+
+def hits_list(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits_list.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits_list", filters, params)
+
+
+def hits_by_lesson(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits_by_lesson.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits_by_lesson", filters, params)
+
+
+def hits_by_caught(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits_by_caught.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits_by_caught", filters, params)
+
+
+def hits_by_class(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/hits_by_class.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "hits_by_class", filters, params)
+
+
+def bodies(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/bodies.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "bodies", filters, params)
+
+
+def bodies_by_lesson(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/bodies_by_lesson.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "bodies_by_lesson", filters, params)
+
+
+def bodies_by_week(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/bodies_by_week.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "bodies_by_week", filters, params)
+
+
+def cost_calls(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: object
+) -> pl.DataFrame:
+    """``queries/cost_calls.sql`` as a Polars frame, secrets redacted."""
+    return _redacted(con, "cost_calls", filters, params)

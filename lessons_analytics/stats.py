@@ -28,6 +28,7 @@ from lessons_analytics import baseload, effect, metrics
 from lessons_analytics.bases import load_base, resolve_base
 from lessons_analytics.check import LessonFile, check_index
 from lessons_analytics.config import THRESHOLDS
+from lessons_analytics.documents import BaseStatsRow, SignRow
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.redact import redact
 
@@ -42,7 +43,7 @@ class Sign:
     fired: bool
     lessons: list[str] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> SignRow:
         return {"name": self.name, "value": self.value, "threshold": self.threshold,
                 "fired": self.fired, "lessons": self.lessons}  # fmt: skip
 
@@ -60,7 +61,7 @@ class BaseStats:
     def sleep_due(self) -> bool:
         return sleep_due(self.signs, self.max_lessons)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> BaseStatsRow:
         return {"base": self.base, "as_of": self.as_of.isoformat(), "sleep_due": self.sleep_due,
                 "source": self.source, "changed_since_ingest": self.changed_since_ingest,
                 "signs": [s.as_dict() for s in self.signs]}  # fmt: skip

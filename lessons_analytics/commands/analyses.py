@@ -10,6 +10,7 @@ import polars as pl
 
 from lessons_analytics import metrics, render, sqlfiles, tables
 from lessons_analytics.commands.common import analysis, when
+from lessons_analytics.documents import RecalledDocument
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 from lessons_analytics.redact import redact_frame
 from lessons_analytics.sandbox import run_user_sql
@@ -191,7 +192,7 @@ def recalled_cmd(
     app: AppContext = ctx.obj
     before_at = when(before, "--before")
 
-    def build(con: Any, chosen: metrics.Filters) -> dict[str, Any]:
+    def build(con: Any, chosen: metrics.Filters) -> RecalledDocument:
         full = metrics.resolve_session(con, session)
         return metrics.recalled_document(con, lesson_id, full, before_at, chosen)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
 import duckdb
@@ -65,18 +65,18 @@ def run(app: AppContext, build: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
 
 def analysis(
     app: AppContext,
-    build: Callable[[duckdb.DuckDBPyConnection, metrics.Filters], dict[str, Any]],
+    build: Callable[[duckdb.DuckDBPyConnection, metrics.Filters], T],
     bases: tuple[Path, ...],
     since: str | None,
     until: str | None,
     *,
     needs_base: bool = True,
-) -> dict[str, Any]:
+) -> T:
     """The document of one analysis command. Over a warehouse without any base (a first
     run over logs alone) it says so on stderr with the next step, and the document is the
     empty one (exit 0: the answer "nothing to measure yet" is not an error)."""
 
-    def build_all(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    def build_all(con: duckdb.DuckDBPyConnection) -> T:
         document = build(con, filters(con, bases, since, until))
         if needs_base and not metrics.has_bases(con):
             warn(NO_BASE, app)

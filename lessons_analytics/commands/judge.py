@@ -17,7 +17,8 @@ from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.cards import cards
 from lessons_analytics.check import check_base
 from lessons_analytics.commands.common import base_paths
-from lessons_analytics.lint import lint_base
+from lessons_analytics.documents import CardsDocument, CheckDocument, LintBase, LintDocument
+from lessons_analytics.lint import Finding, lint_base
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 
 _BASE = click.argument("base", required=False, type=click.Path(path_type=Path))
@@ -61,11 +62,11 @@ def check_cmd(
     """
     results = [(b, check_base(b, _config(ctx, "check"))) for b in _bases(base, bases)]
     if as_json:
-        echo_json(
-            {"schema": "lessons-analytics/check/1", "generated_at": _generated_at(),
-             "bases": [{"base": str(b), "ok": not fs, "failures": [f.to_dict() for f in fs]}
-                       for b, fs in results]}
-        )  # fmt: skip
+        doc: CheckDocument = {
+            "schema": "lessons-analytics/check/1", "generated_at": _generated_at(),
+            "bases": [{"base": str(b), "ok": not fs, "failures": [f.to_dict() for f in fs]}
+                      for b, fs in results]}  # fmt: skip
+        echo_json(doc)
     else:
         for b, failures in results:
             for line in tables.check(failures):
@@ -89,10 +90,10 @@ def lint_cmd(
     """
     results = [(b, lint_base(b, _config(ctx, "lint"))) for b in _bases(base, bases)]
     if as_json:
-        echo_json(
-            {"schema": "lessons-analytics/lint/1", "generated_at": _generated_at(),
-             "bases": [_lint_entry(b, findings) for b, findings in results]}
-        )  # fmt: skip
+        doc: LintDocument = {
+            "schema": "lessons-analytics/lint/1", "generated_at": _generated_at(),
+            "bases": [_lint_entry(b, findings) for b, findings in results]}  # fmt: skip
+        echo_json(doc)
     else:
         for b, findings in results:
             for line in tables.lint(findings):
@@ -103,7 +104,7 @@ def lint_cmd(
         ctx.exit(1)
 
 
-def _lint_entry(base: Path, findings: list[Any]) -> dict[str, Any]:
+def _lint_entry(base: Path, findings: list[Finding]) -> LintBase:
     errors = sum(f.severity == "error" for f in findings)
     return {
         "base": str(base),
@@ -138,11 +139,11 @@ def cards_cmd(
     if not as_json:
         click.echo(result.text, nl=False)
         return
-    echo_json(
-        {"schema": "lessons-analytics/cards/1", "generated_at": _generated_at(),
-         "bases": [{"base": b} for b in result.bases], "page": result.page,
-         "pages": result.pages, "page_size": result.page_size, "total": result.total,
-         "cards": [{"number": c.number, "base": c.base, "id": c.lesson_id, "file": c.file,
-                    "text": c.text, "warnings": list(c.warnings)} for c in result.cards],
-         "footer": result.footer}
-    )  # fmt: skip
+    doc: CardsDocument = {
+        "schema": "lessons-analytics/cards/1", "generated_at": _generated_at(),
+        "bases": [{"base": b} for b in result.bases], "page": result.page,
+        "pages": result.pages, "page_size": result.page_size, "total": result.total,
+        "cards": [{"number": c.number, "base": c.base, "id": c.lesson_id, "file": c.file,
+                   "text": c.text, "warnings": list(c.warnings)} for c in result.cards],
+        "footer": result.footer}  # fmt: skip
+    echo_json(doc)

@@ -10,6 +10,7 @@ import click
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.commands.common import NO_BASE
 from lessons_analytics.config import load_config
+from lessons_analytics.documents import ReportDocument
 from lessons_analytics.options import AppContext, base_option, echo_json, warn
 from lessons_analytics.report import last_complete_week, parse_week, write_report
 
@@ -76,16 +77,15 @@ def report_cmd(
     finally:
         con.close()
     if as_json:
-        echo_json(
-            {
-                "schema": "lessons-analytics/report/1",
-                "week": chosen,
-                "directory": str(paths.directory),
-                "markdown": str(paths.markdown),
-                "html": str(paths.html),
-                "data": str(paths.data),
-                "charts": [str(p) for p in paths.charts],
-            }
-        )
+        doc: ReportDocument = {
+            "schema": "lessons-analytics/report/1",
+            "week": chosen,
+            "directory": str(paths.directory),
+            "markdown": str(paths.markdown),
+            "html": str(paths.html),
+            "data": str(paths.data),
+            "charts": [str(p) for p in paths.charts],
+        }
+        echo_json(doc)
         return
     click.echo(str(paths.html))

@@ -11,8 +11,9 @@ from lessons_analytics import tables, warehouse
 from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.commands.common import base_paths
 from lessons_analytics.config import load_config
+from lessons_analytics.documents import StatsDocument
 from lessons_analytics.errors import BaseNotFound
-from lessons_analytics.metrics import envelope
+from lessons_analytics.metrics import generated_at, schema
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
 
@@ -78,8 +79,12 @@ def stats_cmd(
             if index.is_file() and apply_marker(index, marker_line(result)):
                 changed.append(str(index))
     if as_json:
-        doc = envelope("stats", [r.as_dict() for r in results])
-        doc["marked"] = changed
+        doc: StatsDocument = {
+            "schema": schema("stats"),
+            "generated_at": generated_at(),
+            "bases": [r.as_dict() for r in results],
+            "marked": changed,
+        }
         echo_json(doc)
         return
     click.echo(tables.stats(results))

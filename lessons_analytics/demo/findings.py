@@ -5,21 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 import duckdb
 
 from lessons_analytics import metrics
+from lessons_analytics.documents import (
+    BodiesDocument,
+    CostDocument,
+    CoverageDocument,
+    HeadsDocument,
+    HitsDocument,
+)
 from lessons_analytics.stats import BaseStats, base_stats
 
 
 @dataclass(frozen=True)
 class DemoFindings:
-    heads: dict[str, Any]
-    coverage: dict[str, Any]
-    hits: dict[str, Any]
-    bodies: dict[str, Any]
-    cost: dict[str, Any]
+    heads: HeadsDocument
+    coverage: CoverageDocument
+    hits: HitsDocument
+    bodies: BodiesDocument
+    cost: CostDocument
     stats: list[BaseStats]
 
 

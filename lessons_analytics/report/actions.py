@@ -51,6 +51,7 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
+from lessons_analytics.documents import RitualCost
 from lessons_analytics.markup import lit, lit_code
 from lessons_analytics.report import evidence
 
@@ -185,7 +186,7 @@ def _rituals(
 ) -> list[dict[str, Any]]:
     """One action per ritual pattern: lessons that declare the same ritual share its calls,
     which are counted once."""
-    by_pattern: dict[str, list[dict[str, Any]]] = {}
+    by_pattern: dict[str, list[RitualCost]] = {}
     for r in metrics.cost_document(con, trend, gap_cap_s=t["gap_cap_s"])["rituals"]:
         by_pattern.setdefault(r["pattern"], []).append(r)
     out = []

@@ -9,6 +9,7 @@ base, ``documents`` holds the ``heads``/``coverage``/``hits``/``bodies`` element
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -108,7 +109,7 @@ def display_names(dirs: list[str]) -> list[str]:
     return [os.path.relpath(d, common) if d != common else Path(d).name for d in dirs]
 
 
-def _only(doc: dict[str, Any], key: str = "bases") -> dict[str, Any]:
+def _only(doc: Mapping[str, Any], key: str = "bases") -> dict[str, Any]:
     items = doc[key]
     return items[0] if items else {}
 

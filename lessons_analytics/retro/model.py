@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from lessons_analytics.documents import ClusterRow, LessonMatchRow, RetroDocument
+
 # The kinds of signal, in the order the digest explains them.
 KINDS: dict[str, str] = {
     "correction": "a human correcting the agent after its turn",
@@ -103,7 +105,7 @@ class LessonMatch:
     triggers: list[str]
     score: float
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> LessonMatchRow:
         return {
             "lesson_id": self.lesson_id,
             "base": self.base_path,
@@ -153,7 +155,7 @@ class Cluster:
     def possible_facet_of(self) -> str | None:
         return self.match.lesson_id if self.match else None
 
-    def as_dict(self, as_of: datetime | None = None) -> dict[str, Any]:
+    def as_dict(self, as_of: datetime | None = None) -> ClusterRow:
         stamps = sorted(s.ts for s in self.signals if s.ts)
         return {
             "cluster_id": self.cluster_id,
@@ -189,7 +191,7 @@ class RetroResult:
     clusters: list[Cluster]
     warnings: list[str] = field(default_factory=list)
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> RetroDocument:
         """The ``retro --json`` document: the cluster summary."""
         ready = sum(1 for c in self.clusters if c.status == "candidate-ready")
         due = sum(1 for c in self.clusters if c.verdict_due(self.generated_at))

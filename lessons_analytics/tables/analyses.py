@@ -6,13 +6,19 @@ as :mod:`lessons_analytics.formats` writes them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from lessons_analytics import formats, render
+from lessons_analytics.documents import (
+    BodiesDocument,
+    CostDocument,
+    CoverageDocument,
+    HeadsDocument,
+    HitsDocument,
+    RecalledDocument,
+)
 from lessons_analytics.tables.names import finish, of_docs
 
 
-def heads(doc: dict[str, Any]) -> str:
+def heads(doc: HeadsDocument) -> str:
     name = of_docs(doc["bases"])
     rows = [
         [
@@ -32,7 +38,7 @@ def heads(doc: dict[str, Any]) -> str:
     return finish(render.table(rows, headers), name)
 
 
-def coverage(doc: dict[str, Any]) -> str:
+def coverage(doc: CoverageDocument) -> str:
     name = of_docs(doc["bases"])
     rows = [
         [
@@ -64,7 +70,7 @@ LESSON_HITS = ["lesson", "hits", "independent", "recalled", "index only", "not r
 TOP3 = "top 3: the share of its hits the 3 most hit lessons have"
 
 
-def hits(doc: dict[str, Any]) -> str:
+def hits(doc: HitsDocument) -> str:
     name = of_docs(doc["bases"])
     rows = []
     for b in doc["bases"]:
@@ -96,7 +102,7 @@ def hits(doc: dict[str, Any]) -> str:
     return finish("\n".join(out), name, [TOP3])
 
 
-def bodies(doc: dict[str, Any]) -> str:
+def bodies(doc: BodiesDocument) -> str:
     name = of_docs(doc["bases"])
     rows = [
         [name(b["base"]), b["reads"], b["tokens"], b["large_reads"], b["large_tokens"],
@@ -117,7 +123,7 @@ def bodies(doc: dict[str, Any]) -> str:
     return finish("\n".join(out), name)
 
 
-def cost(doc: dict[str, Any]) -> str:
+def cost(doc: CostDocument) -> str:
     """One row per ritual; a base column when the rows are the lessons' own rituals."""
     name = of_docs(doc["rituals"])
     rows = [
@@ -144,7 +150,7 @@ def cost(doc: dict[str, Any]) -> str:
     return finish(render.table(rows, headers), name, notes)
 
 
-def recalled(doc: dict[str, Any]) -> str:
+def recalled(doc: RecalledDocument) -> str:
     out = [doc["status"]]
     if doc["evidence"]:
         out.append(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from lessons_analytics import formats, render
+from lessons_analytics.documents import EffectDocument, Intervention, LessonEffect
 from lessons_analytics.tables.names import finish, of_docs
 
 NOTES = [
@@ -19,7 +21,7 @@ GROUP_NOTES = [
 ]
 
 
-def effect(doc: dict[str, Any]) -> str:
+def effect(doc: EffectDocument) -> str:
     if not doc["bases"]:
         return "no lesson bases in the warehouse"
     name = of_docs(doc["bases"])
@@ -62,7 +64,7 @@ def _p(value: float | None) -> str:
     return "<0.001" if value < 0.001 else f"{value:.2g}"
 
 
-def _lesson_row(row: dict[str, Any]) -> list[Any]:
+def _lesson_row(row: LessonEffect) -> list[Any]:
     change = (
         f"{_points(row['diff'])} [{_points(row['diff_lo'])}, {_points(row['diff_hi'])}]"
         if row["diff"] is not None
@@ -73,21 +75,22 @@ def _lesson_row(row: dict[str, Any]) -> list[Any]:
             row["verdict"]]  # fmt: skip
 
 
-def _recall_row(row: dict[str, Any]) -> list[Any]:
+def _recall_row(row: LessonEffect) -> list[Any]:
     return [row["lesson_id"], row["sessions_needed"],
             f"{row['recalled_hits']}/{row['recalled_sessions']}",
             f"{row['unrecalled_hits']}/{row['unrecalled_sessions']}"]  # fmt: skip
 
 
-def _groups(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+def _groups(rows: list[Intervention]) -> list[list[Intervention]]:
     """Changes of one group share their numbers: the table shows each group once."""
-    groups: dict[int, list[dict[str, Any]]] = {}
+    groups: dict[int, list[Intervention]] = {}
     for row in rows:
         groups.setdefault(row["group_id"], []).append(row)
     return list(groups.values())
 
 
-def _group_row(group: list[dict[str, Any]]) -> list[Any]:
+def _group_row(group: Sequence[Mapping[str, Any]]) -> list[Any]:
+    # a Mapping, not Intervention: side() builds the before/after keys from their stems
     row, last = group[0], group[-1]
 
     def side(num: str, den: str) -> str:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+
+from lessons_analytics.check import Failure
+from lessons_analytics.lint import Finding
 
 
-def check(failures: Sequence[Any]) -> list[str]:
+def check(failures: Sequence[Failure]) -> list[str]:
     """The lines of one base's failed layout rules."""
     return [str(failure) for failure in failures]
 
 
-def lint(findings: Sequence[Any]) -> list[str]:
+def lint(findings: Sequence[Finding]) -> list[str]:
     """The lines of one base's lint findings."""
     return [str(finding) for finding in findings]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from lessons_analytics import formats
 
@@ -17,7 +17,7 @@ class BaseNames:
         return self.names.get(path, path)
 
 
-def of_docs(docs: Iterable[dict[str, object]], key: str = "base") -> BaseNames:
+def of_docs(docs: Iterable[Mapping[str, object]], key: str = "base") -> BaseNames:
     return BaseNames(str(d[key]) for d in docs if d.get(key))
 
 
