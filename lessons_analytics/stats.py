@@ -22,6 +22,7 @@ import duckdb
 
 from lessons_analytics import effect, metrics
 from lessons_analytics.bases import BaseSnapshot, load_base
+from lessons_analytics.baseshapes import is_sleep_marker
 from lessons_analytics.check import check_base
 from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.redact import redact
@@ -338,7 +339,7 @@ def apply_marker(index: Path, marker: str | None) -> bool:
     lines = data.splitlines(keepends=True)
     newline = next((_ending(line) for line in lines if _ending(line)), b"\n")
     first_heading = next((i for i, line in enumerate(lines) if _H2.match(line)), len(lines))
-    found = [i for i in range(first_heading) if _is_marker(lines[i])]
+    found = [i for i in range(first_heading) if is_sleep_marker(lines[i])]
     text = marker.encode("utf-8") if marker is not None else None
     if text is not None and (b"\n" in text or b"\r" in text or text.count(b"-->") != 1):
         raise ValueError(f"not a one-line marker: {marker!r}")
@@ -368,15 +369,10 @@ def apply_marker(index: Path, marker: str | None) -> bool:
     return True
 
 
-# The same shapes bases.py reads: a marker is any ``<!-- sleep-due:`` comment line, a
-# section heading is ``##`` not followed by a third ``#``; a leading BOM is not text.
-_MARKER_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?\s*<!--\s*sleep-due\s*:", re.IGNORECASE)
+# The same shapes bases.py reads: a section heading is ``##`` not followed by a third
+# ``#``; a leading BOM is not text. The marker line is baseshapes' one definition.
 _H2 = re.compile(rb"^(?:\xef\xbb\xbf)?##(?!#)")
 _TITLE = re.compile(rb"^(?:\xef\xbb\xbf)?#\s")
-
-
-def _is_marker(line: bytes) -> bool:
-    return _MARKER_LINE.match(line) is not None
 
 
 # A marker written before class names were made safe could hold line breaks: the lines
