@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +38,7 @@ from lessons_analytics.basefiles import (
     utc,
 )
 from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.gitrun import git_or_none
 
 # ---------------------------------------------------------------- discovery
 
@@ -98,15 +98,9 @@ class _Version:
 
 
 def _git(cwd: Path, *args: str, data: bytes | None = None) -> bytes | None:
-    """Run git; None when git is missing or the command fails (e.g. not a repository)."""
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.quotePath=false", "-C", str(cwd), *args],
-            input=data, capture_output=True, check=False,
-        )  # fmt: skip
-    except OSError:
-        return None
-    return done.stdout if done.returncode == 0 else None
+    """Run git; None when git is missing, the command fails (e.g. not a repository) or
+    runs out of time (``gitrun``)."""
+    return git_or_none(cwd, *args, data=data)
 
 
 def repo_root_of(path: Path) -> Path | None:
