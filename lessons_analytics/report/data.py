@@ -22,8 +22,9 @@ from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.redact import redact
 from lessons_analytics.report import actions, evidence, history
 from lessons_analytics.report.effect_section import effect_rows, intervention_rows
-from lessons_analytics.report.numbers import delta, share, shift_week, week_bounds, week_of
+from lessons_analytics.report.numbers import delta, share
 from lessons_analytics.stats import base_stats
+from lessons_analytics.weeks import shift_week, week_bounds, week_of
 
 TREND_WEEKS = 12
 SCHEMA = "lessons-analytics/report/1"
