@@ -21,6 +21,7 @@ from lessons_analytics import warehouse
 from lessons_analytics.config import Config
 from lessons_analytics.errors import LockBusy
 from lessons_analytics.ingest import ingest
+from lessons_analytics.metrics import query
 from lessons_analytics.schema import SIGN_HISTORY, create_sql
 from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
 from lessons_analytics.weeks import last_complete_week
@@ -123,9 +124,7 @@ def _stage(result: NightlyResult, name: str, log: Log) -> Iterator[Callable[[str
 def _signs(db_path: Path, config: Config, today: date) -> list[BaseStats]:
     con = warehouse.connect(db_path)
     try:
-        bases = [
-            row[0] for row in con.execute("select base_path from dim_bases order by 1").fetchall()
-        ]
+        bases = query(con, "bases", bases=None)["base_path"].to_list()
         stats = [
             base_stats(Path(b), today, config.thresholds, con) for b in bases if Path(b).is_dir()
         ]

@@ -254,10 +254,10 @@ def _helped_disagrees(
 
 def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
     try:
-        rows = con.execute("select count(*) from dim_bases where base_path = ?", [base]).fetchall()
+        found = metrics.query(con, "bases", bases=[base])
     except duckdb.CatalogException:  # a warehouse whose layers were never built
         return False
-    return bool(rows and rows[0][0])
+    return not found.is_empty()
 
 
 def _costly_ritual(
