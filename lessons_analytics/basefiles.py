@@ -16,8 +16,10 @@ from typing import Any
 import frontmatter
 import yaml
 
+from lessons_analytics.baseshapes import LESSON_FILE, LESSON_ID_IN_TEXT, is_sleep_marker
+
 LESSONS_DIR = "LESSONS"
-LESSON_NAME = re.compile(r"^(L-\d+)(?![0-9])[^/]*\.md$")
+LESSON_NAME = LESSON_FILE  # the names bases, check and lint import
 STATUSES = ("candidate", "active", "deferred", "retired")
 NOT_HIT_DEFECTS = ("form-only", "none")
 _JOURNAL_HEADING = re.compile(r"^##\s+(hits|журнал повторов)\b", re.IGNORECASE)
@@ -29,8 +31,7 @@ LIST_ITEM = re.compile(r"^\s*[-*]\s+(.*)$")
 DATE_HEAD = re.compile(r"^(\d{4}-\d{2}-\d{2})(?![\dT:])\s*(.*)$")
 _SEPARATORS = re.compile(r"\s+[·|]\s+|;\s+")
 _KEY_VALUE = re.compile(r"^([^\W\d][\w-]*)\s*:\s*(.*)$", re.UNICODE)
-_MARKER = re.compile(r"^\s*<!--\s*sleep-due\s*:", re.IGNORECASE)
-INDEX_ID = re.compile(r"\bL-\d+\b")
+INDEX_ID = LESSON_ID_IN_TEXT
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 # Russian journal keys and values map onto the English ones so one schema serves both.
 _KEY_TWINS = {
@@ -325,7 +326,7 @@ def parse_index(text: str) -> IndexDoc:
     lines = split_lines(text)
     sections: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
-    markers = [n for n, line in enumerate(lines, 1) if _MARKER.match(line)]
+    markers = [n for n, line in enumerate(lines, 1) if is_sleep_marker(line)]
     for number, line in enumerate(lines, 1):
         heading = _H2.match(line)
         if heading:

@@ -14,7 +14,6 @@ import functools
 import hashlib
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,7 +40,9 @@ from lessons_analytics.basefiles import (
     to_date,
     utc,
 )
+from lessons_analytics.baseshapes import is_sleep_marker
 from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.gitrun import git_or_none
 
 # ---------------------------------------------------------------- discovery
 
@@ -101,15 +102,9 @@ class _Version:
 
 
 def _git(cwd: Path, *args: str, data: bytes | None = None) -> bytes | None:
-    """Run git; None when git is missing or the command fails (e.g. not a repository)."""
-    try:
-        done = subprocess.run(
-            ["git", "-c", "core.quotePath=false", "-C", str(cwd), *args],
-            input=data, capture_output=True, check=False,
-        )  # fmt: skip
-    except OSError:
-        return None
-    return done.stdout if done.returncode == 0 else None
+    """Run git; None when git is missing, the command fails (e.g. not a repository) or
+    runs out of time (``gitrun``)."""
+    return git_or_none(cwd, *args, data=data)
 
 
 def repo_root_of(path: Path) -> Path | None:
@@ -423,11 +418,7 @@ def fingerprint(base: Path, salt: str = "") -> str:
                 text = Path(entry.path).read_bytes()
             except OSError:
                 text = b""
-            kept = [
-                line
-                for line in text.splitlines()
-                if not line.lstrip().startswith(b"<!-- sleep-due:")
-            ]
+            kept = [line for line in text.splitlines() if not is_sleep_marker(line)]
             digest.update(b"INDEX.md:" + hashlib.blake2b(b"\n".join(kept)).digest())
             continue
         stat = entry.stat()

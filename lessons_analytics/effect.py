@@ -284,10 +284,7 @@ def _costs(
         scoped = Filters((item["base_path"],), filters.since, filters.until)
         cost = metrics.ritual_cost(con, item["ritual"], scoped, item["lesson_id"], t["gap_cap_s"])
         out[(item["base_path"], item["lesson_id"])] = (float(cost["hours_per_week"] or 0.0), 0.0)
-    bases = [row[0] for row in con.execute("select base_path from dim_bases").fetchall()]
-    for base in bases:
-        if filters.bases and base not in filters.bases:
-            continue
+    for base in metrics.query(con, "bases", bases=filters.params()["bases"])["base_path"]:
         scoped = Filters((base,), filters.since, filters.until)
         params = {**scoped.params(), "divisor": t["chars_per_token"],
                   "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip

@@ -44,7 +44,7 @@ from lessons_analytics import transform, warehouse
 from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.load import file_id_of
 from lessons_analytics.schema import BASE_TABLES, RAW_TABLES
-from lessons_analytics.sqlfiles import sql_root
+from lessons_analytics.sqlfiles import quote_identifier, sql_root
 
 SCHEMA_VERSION = "lessons-analytics/parquet/1"
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
@@ -137,10 +137,12 @@ def _export_table(
     con: duckdb.DuckDBPyConnection, table: str, folder: Path, report: ExportReport
 ) -> None:
     column = EVENT_TIME.get(table)
-    day = f"cast({column} as date)" if column else "null::date"
+    day = f"cast({quote_identifier(column)} as date)" if column else "null::date"
+    quoted = quote_identifier(table)
     # a fingerprint of each partition's rows: count and the sum of the rows' hashes
     parts = con.execute(
-        f"select {day} as day, count(*), sum(hash(t)::hugeint)::varchar from {table} t group by day"
+        f"select {day} as day, count(*), sum(hash(t)::hugeint)::varchar from {quoted} t"
+        " group by day"
     ).fetchall()
     if not parts:
         # an empty table still gets one (empty) file, so readers find it and its schema
@@ -157,7 +159,7 @@ def _export_table(
             report.unchanged += 1
             continue
         where = f"{day} is not distinct from ?" if column else "true"
-        rows = con.sql(f"select * from {table} t where {where}", params=[value] if column else [])
+        rows = con.sql(f"select * from {quoted} t where {where}", params=[value] if column else [])
         target.mkdir(parents=True, exist_ok=True)
         tmp = target / f".{name}.tmp"
         pq.write_table(rows.to_arrow_table(), tmp)
@@ -346,29 +348,30 @@ def _shared_bases(con: duckdb.DuckDBPyConnection, folders: list[Path]) -> list[s
 def _reload_table(
     con: duckdb.DuckDBPyConnection, folders: list[Path], table: str, columns: dict[str, Any]
 ) -> int:
-    con.execute(f"delete from {table}")
+    quoted = quote_identifier(table)
+    con.execute(f"delete from {quoted}")
     files = table_files(folders, table)
     if not files:
         return 0
-    names = [c for c in columns if c != "file_id"]
+    names = [quote_identifier(c) for c in columns if c != "file_id"]
     select = ", ".join(f"t.{c}" for c in names)
     source = "read_parquet(?, hive_partitioning = true, union_by_name = true)"
     if "file_id" in columns:
         # file_id is remapped where a path came from several machines
         sql = (
-            f"insert into {table} (file_id, {', '.join(names)})"
+            f"insert into {quoted} (file_id, {', '.join(names)})"
             f" select coalesce(ids.new_id, t.file_id), {select} from {source} t"
             " left join import_ids ids on ids.machine = t.machine and ids.old_id = t.file_id"
         )
     elif "base_path" in columns and table != "raw_cwd_bases":
         # a base several machines exported is taken once, from the first machine by name
         sql = (
-            f"insert into {table} ({', '.join(names)}) select {select} from {source} t"
+            f"insert into {quoted} ({', '.join(names)}) select {select} from {source} t"
             " semi join import_bases keep on keep.machine = t.machine"
             " and keep.base_path = t.base_path"
         )
     else:
-        sql = f"insert into {table} ({', '.join(names)}) select distinct {select} from {source} t"
+        sql = f"insert into {quoted} ({', '.join(names)}) select distinct {select} from {source} t"
     con.execute(sql, [files])
-    count = con.execute(f"select count(*) from {table}").fetchall()[0][0]
+    count = con.execute(f"select count(*) from {quoted}").fetchall()[0][0]
     return int(count)

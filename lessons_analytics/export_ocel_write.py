@@ -28,6 +28,7 @@ from typing import Any
 import orjson
 
 from lessons_analytics.export_ocel import EVENT_TYPES, OBJECT_TYPES, OcelLog, OcelObject
+from lessons_analytics.sqlfiles import quote_identifier  # SQLite quotes names as DuckDB does
 
 _SQL_TYPES = {"string": "TEXT", "time": "TIMESTAMP", "integer": "INTEGER", "float": "REAL",
               "boolean": "BOOLEAN"}  # fmt: skip
@@ -102,11 +103,6 @@ def type_map(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9]+", name))
 
 
-def _quote(identifier: str) -> str:
-    # identifiers come from EVENT_TYPES/OBJECT_TYPES only, never from the data
-    return '"' + identifier.replace('"', '""') + '"'
-
-
 def write_sqlite(log: OcelLog, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
@@ -127,14 +123,16 @@ def _create(con: sqlite3.Connection) -> None:
     con.execute('create table "object_object" ("ocel_source_id" TEXT, "ocel_target_id" TEXT,'
                 ' "ocel_qualifier" TEXT)')  # fmt: skip
     for kind, types in (("event", EVENT_TYPES), ("object", OBJECT_TYPES)):
-        con.execute(f'create table "{kind}_map_type" ("ocel_type" TEXT, "ocel_type_map" TEXT)')
+        map_table = quote_identifier(f"{kind}_map_type")
+        con.execute(f'create table {map_table} ("ocel_type" TEXT, "ocel_type_map" TEXT)')
         for name, attrs in types.items():
-            con.execute(f'insert into "{kind}_map_type" values (?, ?)', (name, type_map(name)))
+            con.execute(f"insert into {map_table} values (?, ?)", (name, type_map(name)))
             fixed = ['"ocel_id" TEXT', '"ocel_time" TIMESTAMP']
             if kind == "object":
                 fixed.append('"ocel_changed_field" TEXT')
-            cols = fixed + [f"{_quote(k)} {_SQL_TYPES[t]}" for k, t in attrs.items()]
-            con.execute(f"create table {_quote(f'{kind}_{type_map(name)}')} ({', '.join(cols)})")
+            cols = fixed + [f"{quote_identifier(k)} {_SQL_TYPES[t]}" for k, t in attrs.items()]
+            table = quote_identifier(f"{kind}_{type_map(name)}")
+            con.execute(f"create table {table} ({', '.join(cols)})")
 
 
 def _fill(con: sqlite3.Connection, log: OcelLog) -> None:
@@ -198,4 +196,4 @@ def _sql_value(value: Any, declared: str) -> Any:
 
 def _insert(con: sqlite3.Connection, table: str, width: int, rows: list[tuple[Any, ...]]) -> None:
     marks = ", ".join("?" * width)
-    con.executemany(f"insert into {_quote(table)} values ({marks})", rows)
+    con.executemany(f"insert into {quote_identifier(table)} values ({marks})", rows)

@@ -30,10 +30,10 @@ from lessons_analytics.basefiles import (
     read_text,
 )
 from lessons_analytics.bases import lesson_paths, repo_root_of, resolve_base
+from lessons_analytics.baseshapes import LESSON_ID
 from lessons_analytics.documents import FindingRow
 
 DEFAULTS: dict[str, Any] = {"base64_min_len": 80}
-_ID = re.compile(r"^L-\d+$")
 _HIT_VALUES = {
     "caught": {"gate", "human", "judge", "ci", "self", "reviewer", "unknown"},
     "recalled": {"yes", "no", "unknown"},
@@ -118,7 +118,7 @@ def _fields(doc: LessonDoc) -> list[Finding]:
         add("target", "target-missing", "no target: the reproducible failure is required")
     lesson_id, status = str(meta.get("id", "")).strip(), str(meta.get("status", "")).strip()
     file_id = LESSON_NAME.match(doc.path.name)
-    if lesson_id and not _ID.match(lesson_id):
+    if lesson_id and not LESSON_ID.match(lesson_id):
         add("id", "id-format", f"id {lesson_id!r} is not 'L-' and digits")
     elif lesson_id and (file_id is None or file_id.group(1) != lesson_id):
         add("id", "id-file-name", f"file name {doc.path.name} does not start with id {lesson_id}")

@@ -182,9 +182,7 @@ def known_bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
 
 
 def _bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
-    rows = con.execute("select base_path from dim_bases order by base_path").fetchall()
-    known = [row[0] for row in rows]
-    return [b for b in known if not filters.bases or b in filters.bases]
+    return query(con, "bases", bases=filters.params()["bases"])["base_path"].to_list()
 
 
 def _by_base(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:
@@ -402,12 +400,7 @@ def lesson_rituals(
     con: duckdb.DuckDBPyConnection, filters: Filters, lesson: str | None = None
 ) -> list[dict[str, Any]]:
     """(base, lesson id, ritual regex) of lessons that declare a ritual."""
-    sql = (
-        "select base_path, lesson_id, ritual from dim_lessons where ritual is not null"
-        " and ($lesson is null or lesson_id = $lesson)"
-        " and ($bases is null or list_contains($bases, base_path)) order by base_path, lesson_id"
-    )
-    return run_sql(con, sql, {**filters.params(), "lesson": lesson}).to_dicts()
+    return query(con, "lesson_rituals", bases=filters.params()["bases"], lesson=lesson).to_dicts()
 
 
 def cost_document(
@@ -437,8 +430,7 @@ def recalled_document(
     filters: Filters,
 ) -> RecalledDocument:
     """Had ``lesson`` surfaced in ``session`` before ``before``, and the evidence."""
-    found = con.execute("select count(*) from fct_sessions where session_id = ?", [session])
-    row = found.fetchall()[0]
+    row = query(con, "session_known", session=session).rows()[0]
     rows = query(
         con,
         "recalled",

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,10 @@ from lessons_analytics import warehouse
 from lessons_analytics.config import Config
 from lessons_analytics.errors import LockBusy
 from lessons_analytics.ingestion import ingest
+from lessons_analytics.metrics import query
+from lessons_analytics.schema import SIGN_HISTORY, create_sql
 from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
+from lessons_analytics.weeks import last_complete_week
 
 Log = Callable[[str], None]
 
@@ -59,13 +62,6 @@ def run_lock(db_path: Path, wait: bool) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def last_complete_week(today: date) -> str:
-    """ISO week (``YYYY-Www``) of the last Monday-to-Sunday week that ended before today."""
-    last_sunday = today - timedelta(days=today.isoweekday())
-    year, week, _ = last_sunday.isocalendar()
-    return f"{year}-W{week:02d}"
 
 
 def run_nightly(
@@ -128,9 +124,7 @@ def _stage(result: NightlyResult, name: str, log: Log) -> Iterator[Callable[[str
 def _signs(db_path: Path, config: Config, today: date) -> list[BaseStats]:
     con = warehouse.connect(db_path)
     try:
-        bases = [
-            row[0] for row in con.execute("select base_path from dim_bases order by 1").fetchall()
-        ]
+        bases = query(con, "bases", bases=None)["base_path"].to_list()
         stats = [
             base_stats(Path(b), today, config.thresholds, con) for b in bases if Path(b).is_dir()
         ]
@@ -138,19 +132,6 @@ def _signs(db_path: Path, config: Config, today: date) -> list[BaseStats]:
         return stats
     finally:
         con.close()
-
-
-SIGN_HISTORY: dict[str, Any] = {
-    "as_of": pl.Date,
-    "base_path": pl.String,
-    "name": pl.String,
-    "value_json": pl.String,
-    "threshold_json": pl.String,
-    "fired": pl.Boolean,
-    "lessons": pl.List(pl.String),
-    "sleep_due": pl.Boolean,
-    "recorded_at": pl.Datetime("us", "UTC"),
-}
 
 
 def store_signs(con: Any, stats: list[BaseStats]) -> None:
@@ -164,10 +145,9 @@ def store_signs(con: Any, stats: list[BaseStats]) -> None:
         for s in stats for sign in s.signs
     ]  # fmt: skip
     frame = pl.DataFrame(rows, schema=SIGN_HISTORY)
-    cols = ", ".join(f"{name} {_duck(dtype)}" for name, dtype in SIGN_HISTORY.items())
     con.begin()
     try:
-        con.execute(f"create table if not exists fct_sign_history ({cols})")
+        con.execute(create_sql("fct_sign_history"))
         con.register("new_signs", frame.to_arrow())
         con.execute(
             "delete from fct_sign_history using new_signs"
@@ -180,12 +160,6 @@ def store_signs(con: Any, stats: list[BaseStats]) -> None:
     except BaseException:
         con.rollback()
         raise
-
-
-def _duck(dtype: Any) -> str:
-    return {pl.Date: "date", pl.String: "varchar", pl.Boolean: "boolean"}.get(
-        dtype, "varchar[]" if isinstance(dtype, pl.List) else "timestamptz"
-    )
 
 
 def _markers(stats: list[BaseStats]) -> list[str]:

@@ -30,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from lessons_analytics.baseshapes import is_sleep_marker_body
 from lessons_analytics.redact import redact
 
 __all__ = ["KINDS", "findings"]
@@ -293,7 +294,7 @@ def _scan(text: str, min_len: int) -> Iterator[tuple[int, str, str]]:
         yield pos, "encoded", detail
     for match in _COMMENT.finditer(text):
         body = match.group(1)
-        if not body.strip().lower().startswith("sleep-due") and _IMPERATIVE.search(_fold(body)[0]):
+        if not is_sleep_marker_body(body) and _IMPERATIVE.search(_fold(body)[0]):
             yield match.start(), "hidden-comment", body.strip()[:60]
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import orjson
 
-LESSON_ID = re.compile(r"\bL-\d+\b")
+from lessons_analytics.baseshapes import LESSON_ID_IN_TEXT
+
 # ``... [2057 characters truncated] ...`` and ``... [102 lines truncated] ...`` (Claude Code
 # <= 2.0), Codex's ``…N tokens truncated…`` and ``[... omitted N of M lines ...]``
 _MARKER = re.compile(
@@ -110,7 +111,7 @@ def lesson_ids(text: str) -> list[str]:
     """Distinct lesson ids in a text, in order of first appearance."""
     if "L-" not in text:
         return []
-    return list(dict.fromkeys(LESSON_ID.findall(text)))
+    return list(dict.fromkeys(LESSON_ID_IN_TEXT.findall(text)))
 
 
 def block_text(content: object) -> str:

@@ -19,6 +19,8 @@ from typing import Any
 
 import polars as pl
 
+from lessons_analytics.sqlfiles import quote_identifier
+
 Str = pl.String
 Int = pl.Int64
 Bool = pl.Boolean
@@ -181,22 +183,34 @@ FILE_TABLES = [
 
 
 def create_sql(table: str) -> str:
-    cols = ", ".join(f"{name} {_duck_type(dtype)}" for name, dtype in RAW_TABLES[table].items())
-    return f"create table if not exists {table} ({cols})"
+    """``create table if not exists`` for a raw table or a table of ``STORED_TABLES``."""
+    columns = RAW_TABLES[table] if table in RAW_TABLES else STORED_TABLES[table]
+    cols = ", ".join(
+        f"{quote_identifier(name)} {duck_type(dtype)}" for name, dtype in columns.items()
+    )
+    return f"create table if not exists {quote_identifier(table)} ({cols})"
 
 
-def _duck_type(dtype: Any) -> str:
-    if dtype == Str:
-        return "varchar"
-    if dtype == Int:
-        return "bigint"
-    if dtype == Bool:
-        return "boolean"
-    if dtype == pl.Float64:
-        return "double"
+def duck_type(dtype: Any) -> str:
+    """The DuckDB type of a Polars column type, for every type the schema declares; the one
+    map (a frame of these types goes to DuckDB through Arrow with the same types)."""
     if isinstance(dtype, pl.Datetime):
         return "timestamptz"
-    raise TypeError(dtype)
+    if dtype == pl.List(pl.String):
+        return "varchar[]"
+    found = _DUCK_TYPES.get(dtype)
+    if found is None:
+        raise TypeError(f"no DuckDB type for {dtype!r}")
+    return found
+
+
+_DUCK_TYPES: dict[Any, str] = {
+    pl.String: "varchar",
+    pl.Int64: "bigint",
+    pl.Boolean: "boolean",
+    pl.Float64: "double",
+    pl.Date: "date",
+}
 
 
 class BadValue(ValueError):
@@ -466,3 +480,24 @@ def base_frame(table: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 def empty_base_frame(table: str) -> pl.DataFrame:
     return pl.DataFrame(schema=BASE_TABLES[table])
+
+
+# ---------------------------------------------------------------- tables the package keeps
+# Not raw: written after the build and kept across rebuilds (the marts are rebuilt from the
+# raw tables, these are not). Created from the same map with ``create_sql``.
+
+# the nightly run's sleep signs: one row per (as_of day, base, sign); a re-run of a day
+# replaces that day's rows for the base (nightly.store_signs)
+SIGN_HISTORY: dict[str, Any] = {
+    "as_of": Date,
+    "base_path": Str,
+    "name": Str,
+    "value_json": Str,
+    "threshold_json": Str,
+    "fired": Bool,
+    "lessons": StrList,
+    "sleep_due": Bool,
+    "recorded_at": Ts,
+}
+
+STORED_TABLES: dict[str, dict[str, Any]] = {"fct_sign_history": SIGN_HISTORY}

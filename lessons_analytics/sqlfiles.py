@@ -32,6 +32,14 @@ def queries_root() -> Path:
     return _root("queries")
 
 
+def quote_identifier(name: str) -> str:
+    """A table or column name as a DuckDB identifier: double quotes, an inner quote
+    doubled. The one way a name is put into SQL text; values are bound, never formatted."""
+    if not name or "\x00" in name:
+        raise ValueError(f"not an identifier: {name!r}")
+    return '"' + name.replace('"', '""') + '"'
+
+
 @cache
 def load(name: str) -> str:
     """Text of a query (``coverage``) or a model (``marts/fct_reads``)."""
@@ -100,8 +108,3 @@ def query_catalog() -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-def quote_identifier(name: str) -> str:
-    """``name`` as a DuckDB identifier: in double quotes, inner quotes doubled."""
-    return '"' + name.replace('"', '""') + '"'

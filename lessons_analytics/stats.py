@@ -26,6 +26,7 @@ import duckdb
 
 from lessons_analytics import baseload, effect, metrics
 from lessons_analytics.bases import load_base, resolve_base
+from lessons_analytics.baseshapes import is_sleep_marker
 from lessons_analytics.check import LessonFile, check_index
 from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.documents import BaseStatsRow, SignRow
@@ -346,10 +347,10 @@ def _helped_disagrees(
 
 def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
     try:
-        rows = con.execute("select count(*) from dim_bases where base_path = ?", [base]).fetchall()
+        found = metrics.query(con, "bases", bases=[base])
     except duckdb.CatalogException:  # a warehouse whose layers were never built
         return False
-    return bool(rows and rows[0][0])
+    return not found.is_empty()
 
 
 def _costly_ritual(
@@ -431,7 +432,7 @@ def apply_marker(index: Path, marker: str | None) -> bool:
     lines = data.splitlines(keepends=True)
     newline = next((_ending(line) for line in lines if _ending(line)), b"\n")
     first_heading = next((i for i, line in enumerate(lines) if _H2.match(line)), len(lines))
-    found = [i for i in range(first_heading) if _is_marker(lines[i])]
+    found = [i for i in range(first_heading) if is_sleep_marker(lines[i])]
     text = marker.encode("utf-8") if marker is not None else None
     if text is not None and (b"\n" in text or b"\r" in text or text.count(b"-->") != 1):
         raise ValueError(f"not a one-line marker: {marker!r}")
@@ -461,15 +462,10 @@ def apply_marker(index: Path, marker: str | None) -> bool:
     return True
 
 
-# The same shapes bases.py reads: a marker is any ``<!-- sleep-due:`` comment line, a
-# section heading is ``##`` not followed by a third ``#``; a leading BOM is not text.
-_MARKER_LINE = re.compile(rb"^(?:\xef\xbb\xbf)?\s*<!--\s*sleep-due\s*:", re.IGNORECASE)
+# The same shapes bases.py reads: a section heading is ``##`` not followed by a third
+# ``#``; a leading BOM is not text. The marker line is baseshapes' one definition.
 _H2 = re.compile(rb"^(?:\xef\xbb\xbf)?##(?!#)")
 _TITLE = re.compile(rb"^(?:\xef\xbb\xbf)?#\s")
-
-
-def _is_marker(line: bytes) -> bool:
-    return _MARKER_LINE.match(line) is not None
 
 
 # A marker written before class names were made safe could hold line breaks: the lines

@@ -18,10 +18,10 @@ from typing import Any, get_args, get_origin, get_type_hints, is_typeddict
 import pytest
 import scenario
 from click.testing import CliRunner
-from lessons_analytics.ingestion import ingest
 
 from lessons_analytics import documents as d
 from lessons_analytics.cli import cli
+from lessons_analytics.ingestion import ingest
 
 
 def mismatches(kind: Any, value: Any, where: str = "$") -> list[str]:
@@ -73,7 +73,8 @@ def _emitted(db: Path, *args: str) -> Any:
              "<out>": db.parent / "report"}  # fmt: skip
     args = tuple(str(where[a]) if a in where else a for a in args)
     result = CliRunner().invoke(cli, ["--db", str(db), *args, "--json"])
-    assert result.exit_code in (0, 1), result.output
+    # 1: check and lint failing; 3, 4: recalled's not_recalled and index_only answers
+    assert result.exit_code in (0, 1, 3, 4), result.output
     return json.loads(result.stdout)
 
 
@@ -142,7 +143,7 @@ def test_retro_document_has_the_emitted_keys(tmp_path: Path) -> None:
 
 
 def test_the_checker_sees_a_misspelt_key() -> None:
-    good = {"week": "2026-W45", "calls": 1, "hours": 0.5}
+    good = {"week": "2026-W45", "calls": 1, "hours": 0.5, "partial": False}
     assert mismatches(d.CostWeek, good) == []
     assert mismatches(d.CostWeek, {**good, "hour": 1}) == ["$.hour: emitted, not declared"]
     doc = {"schema": "s", "generated_at": "t", "bases": [{"base": "b"}]}

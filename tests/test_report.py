@@ -27,7 +27,8 @@ from lessons_analytics.report import (
     wilson,
     write_report,
 )
-from lessons_analytics.report.numbers import delta, fmt_delta, fmt_share, shift_week
+from lessons_analytics.report.numbers import delta, fmt_delta, fmt_share
+from lessons_analytics.weeks import shift_week
 
 WEEK = "2026-W48"
 

@@ -25,13 +25,9 @@ from lessons_analytics.proportions import wilson
 from lessons_analytics.redact import redact_tree
 from lessons_analytics.report.data import Window, build_report_data
 from lessons_analytics.report.layout import build_layout
-from lessons_analytics.report.numbers import (
-    last_complete_week,
-    parse_week,
-    share,
-    week_bounds,
-)
+from lessons_analytics.report.numbers import share
 from lessons_analytics.report.render import to_html, to_markdown
+from lessons_analytics.weeks import last_complete_week, parse_week, week_bounds
 
 __all__ = [
     "ReportPaths",

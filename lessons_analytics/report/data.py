@@ -23,8 +23,9 @@ from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.redact import redact
 from lessons_analytics.report import actions, evidence, history
 from lessons_analytics.report.effect_section import effect_rows, intervention_rows
-from lessons_analytics.report.numbers import delta, share, shift_week, week_bounds, week_of
+from lessons_analytics.report.numbers import delta, share
 from lessons_analytics.stats import warehouse_stats
+from lessons_analytics.weeks import shift_week, week_bounds, week_of
 
 TREND_WEEKS = 12
 SCHEMA = "lessons-analytics/report/1"
@@ -68,16 +69,11 @@ def build_report_data(
     generated_at: datetime | None = None,
 ) -> dict[str, Any]:
     """The whole report as one JSON-ready dict (datetimes still datetimes)."""
-    first = metrics.run_sql(con, "select min(started_at) as first from fct_sessions", {})["first"][
-        0
-    ]
+    first = metrics.query(con, "first_session")["first_started_at"][0]
     win = Window.of(week, data_since=first.astimezone(UTC).date() if first is not None else None)
     t = {**THRESHOLDS, **(thresholds or {})}
     day = as_of or win.until.date()
-    known = metrics.run_sql(
-        con, "select base_path, project_dir from dim_bases order by base_path", {}
-    )
-    rows = [r for r in known.to_dicts() if not bases or r["base_path"] in bases]
+    rows = metrics.query(con, "bases", bases=bases or None).to_dicts()
     names = display_names([r["project_dir"] or r["base_path"] for r in rows])
     sections = [
         _base_section(con, r["base_path"], name, win, day, t)
@@ -303,11 +299,7 @@ def _trend(con: duckdb.DuckDBPyConnection, filters: metrics.Filters, win: Window
 def _active_line(con: duckdb.DuckDBPyConnection, base: str, until: datetime) -> int | None:
     frame = metrics.query(con, "report_index_versions", bases=[base], until=until)
     if frame.is_empty():
-        frame = metrics.run_sql(
-            con,
-            "select active_heading_line from dim_index_versions where base_path = $base",
-            {"base": base},
-        )
+        frame = metrics.query(con, "index_versions", bases=[base])
     values = frame["active_heading_line"].to_list() if frame.height else []
     return values[-1] if values else None
 
@@ -330,15 +322,7 @@ def ladder(
     if not rungs:
         return []
     listing = metrics.hits_list(con, upto)
-    lessons = {
-        r["lesson_id"]: r
-        for r in metrics.run_sql(
-            con,
-            "select lesson_id, status, lesson_class, rule, target from dim_lessons"
-            " where base_path = $base",
-            {"base": base},
-        ).to_dicts()
-    }
+    lessons = {r["lesson_id"]: r for r in metrics.query(con, "lessons", bases=[base]).to_dicts()}
     out = []
     for row in sorted(rungs, key=lambda r: (-r["recalled"], -r["hits"], r["lesson_id"])):
         lid = row["lesson_id"]
@@ -414,12 +398,7 @@ def families(
     con: duckdb.DuckDBPyConnection, bases: list[str], names: dict[str, str]
 ) -> dict[str, Any]:
     """Lesson classes and triggers that several bases arrived at independently."""
-    lessons = metrics.run_sql(
-        con,
-        "select base_path, lesson_id, lesson_class, triggers, status from dim_lessons"
-        " where list_contains($bases, base_path) order by base_path, lesson_id",
-        {"bases": bases},
-    ).to_dicts()
+    lessons = metrics.query(con, "lessons", bases=bases).to_dicts()
     return {
         "classes": _shared(
             lessons, lambda r: [r["lesson_class"]] if r["lesson_class"] else [], names

@@ -1,15 +1,12 @@
-"""ISO weeks, shares with their Wilson interval, week-over-week deltas with arrows."""
+"""Shares with their Wilson interval, week-over-week deltas with arrows (ISO weeks: weeks.py)."""
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from lessons_analytics.proportions import wilson
 
 DIRECTION_ONLY_BELOW = 15  # a share over fewer sessions or hits shows direction only
-_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
 UP, DOWN, FLAT = "▲", "▼", "→"
 SMALL = "†"  # the small-sample mark; its meaning is said once per table (blocks.py)
 
@@ -28,40 +25,6 @@ GOOD_DIRECTION: dict[str, int] = {
     "ritual_hours": -1,  # more session time spent in rituals
     "rate": -1,  # hits per 100 exposed sessions (the effect section)
 }
-
-
-def parse_week(text: str) -> tuple[int, int]:
-    """``2026-W48`` -> (2026, 48); ValueError for anything else or a week that does not exist."""
-    match = _WEEK.match(text.strip())
-    if not match:
-        raise ValueError(f"{text!r} is not an ISO week (YYYY-Www)")
-    year, week = int(match.group(1)), int(match.group(2))
-    date.fromisocalendar(year, week, 1)  # raises ValueError for week 53 of a 52-week year
-    return year, week
-
-
-def week_bounds(week: str) -> tuple[datetime, datetime]:
-    """The week's Monday 00:00 UTC and the next Monday 00:00 UTC (exclusive)."""
-    year, number = parse_week(week)
-    start = date.fromisocalendar(year, number, 1)
-    begin = datetime(start.year, start.month, start.day, tzinfo=UTC)
-    return begin, begin + timedelta(days=7)
-
-
-def week_of(day: date) -> str:
-    year, number, _ = day.isocalendar()
-    return f"{year}-W{number:02d}"
-
-
-def shift_week(week: str, weeks: int) -> str:
-    begin, _ = week_bounds(week)
-    return week_of((begin + timedelta(weeks=weeks)).date())
-
-
-def last_complete_week(today: date | None = None) -> str:
-    """The last ISO week (UTC) that ended before ``today``."""
-    day = today or datetime.now(UTC).date()
-    return week_of(day - timedelta(days=day.isoweekday()))
 
 
 def share(count: int | None, total: int | None) -> dict[str, Any]:

@@ -16,9 +16,10 @@ from typing import Any
 
 import duckdb
 
+from lessons_analytics.gitrun import GitError
 from lessons_analytics.metrics import query
 from lessons_analytics.retro import cluster, detect
-from lessons_analytics.retro.git import GitError, git_signals
+from lessons_analytics.retro.git import git_signals
 from lessons_analytics.retro.model import KINDS, SIGNAL_KEYS, Cluster, RetroResult, Signal
 from lessons_analytics.retro.patterns import Patterns, load_patterns
 from lessons_analytics.retro.write import RetroOutputError, digest_text, write_retro

@@ -1,14 +1,14 @@
 """Git signals: reverts, and fix commits touching what a commit of the previous hours
-changed. Git is run read-only (``git log``) on each repository."""
+changed. Git is run read-only (``git log``, through ``gitrun``) on each repository."""
 
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from lessons_analytics.gitrun import run_git
 from lessons_analytics.retro import text as tx
 from lessons_analytics.retro.model import Signal
 from lessons_analytics.retro.patterns import Patterns, any_match
@@ -29,23 +29,13 @@ class Commit:
         return self.message.strip().splitlines()[0] if self.message.strip() else ""
 
 
-class GitError(Exception):
-    pass
-
-
 def commits(repo: Path, since: datetime | None) -> list[Commit]:
     """Non-merge commits of ``repo`` (oldest first) with the files they changed."""
-    args = ["git", "-C", str(repo), "log", "--no-merges", "--name-only", f"--format={_FORMAT}"]
+    args = ["log", "--no-merges", "--name-only", f"--format={_FORMAT}"]
     if since is not None:
         args.append(f"--since={since.isoformat()}")
-    try:
-        done = subprocess.run(args, capture_output=True, check=False, timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitError(f"{repo}: git log failed: {exc}") from exc
-    if done.returncode != 0:
-        raise GitError(f"{repo}: git log failed: {done.stderr.decode(errors='replace').strip()}")
     out = []
-    for record in done.stdout.decode("utf-8", "replace").split("\x1e")[1:]:
+    for record in run_git(repo, *args).decode("utf-8", "replace").split("\x1e")[1:]:
         parts = record.split("\x1f")
         if len(parts) < 4:
             continue
