@@ -17,8 +17,8 @@ from typing import Any
 
 from lessons_analytics.basefiles import LESSON_NAME, IndexDoc, parse_index, read_lesson, read_text
 from lessons_analytics.bases import lesson_paths, resolve_base
+from lessons_analytics.settings import Thresholds
 
-DEFAULTS: dict[str, Any] = {"active_heading_max_line": 15, "index_max_bytes": 16384}
 RULES = (
     "index-missing",
     "active-heading-line",
@@ -50,14 +50,14 @@ class Failure:
         return asdict(self)
 
 
-def check_base(base_path: str | Path, config: dict[str, Any] | None = None) -> list[Failure]:
+def check_base(base_path: str | Path, thresholds: Thresholds) -> list[Failure]:
     """Every layout failure of the base's current INDEX.md, sorted by file and line.
 
     ``base_path`` is the LESSONS folder or the project holding it (else ``BaseNotFound``).
-    ``config`` may override the keys of ``DEFAULTS``; unknown keys are ignored.
+    The limits are ``thresholds.active_heading_max_line`` and ``index_max_bytes``, the same
+    keys the ``index-layout`` sign of ``stats`` reads through this function.
     """
     base = resolve_base(base_path)
-    settings = {**DEFAULTS, **(config or {})}
     index_path = base / "INDEX.md"
     if not index_path.is_file():
         return [Failure(str(index_path), 0, "index-missing", "the base has no INDEX.md")]
@@ -65,9 +65,9 @@ def check_base(base_path: str | Path, config: dict[str, Any] | None = None) -> l
     index = parse_index(text)
     name = str(index_path)
     failures = [
-        *_active_heading(name, index, int(settings["active_heading_max_line"])),
+        *_active_heading(name, index, thresholds.active_heading_max_line),
         *_no_quarantine(name, index),
-        *_index_size(name, text, int(settings["index_max_bytes"])),
+        *_index_size(name, text, thresholds.index_max_bytes),
         *_rows_and_files(base, name, index),
         *_markers(name, index),
     ]

@@ -16,9 +16,9 @@ import polars as pl
 
 from lessons_analytics import sqlfiles
 from lessons_analytics.redact import redact_frame, redact_tree
+from lessons_analytics.settings import Thresholds, query_params
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
-DEFAULT_GAP_CAP_S = 300  # the cap fct_sessions.active_seconds is built with
 
 
 @dataclass(frozen=True)
@@ -193,9 +193,11 @@ def _hit_ref(hit: dict[str, Any]) -> dict[str, Any]:
 def bodies_document(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
-    divisor: float = 4,
-    large_bytes: int = 20480,
+    divisor: float,
+    large_bytes: int,
 ) -> dict[str, Any]:
+    """``divisor`` and ``large_bytes``: the settings thresholds.chars_per_token and
+    thresholds.large_body_bytes (or the command's options); no default here."""
     params = {**filters.params(), "divisor": divisor, "large_bytes": large_bytes}
     totals = _by_base(query(con, "bodies", **params))
     lessons = _grouped(query(con, "bodies_by_lesson", **params))
@@ -231,14 +233,14 @@ def ritual_cost(
     con: duckdb.DuckDBPyConnection,
     pattern: str,
     filters: Filters,
-    lesson: str | None = None,
-    gap_cap_s: float = 300,
+    lesson: str | None,
+    gap_cap_s: float,
 ) -> dict[str, Any]:
-    """One ritual's time (metrics.md §5) as an element of the ``cost`` document."""
+    """One ritual's time (metrics.md §5) as an element of the ``cost`` document;
+    ``gap_cap_s`` is the setting thresholds.gap_cap_s (or ``cost --gap-cap``)."""
     params = {**filters.params(), "pattern": pattern, "gap_cap_s": gap_cap_s}
     calls = query(con, "cost_calls", **params)
-    scope_query = "cost_scope" if gap_cap_s == DEFAULT_GAP_CAP_S else "cost_scope_recapped"
-    scope = query(con, scope_query, **params).to_dicts()[0]
+    scope = query(con, "cost_scope", **params).to_dicts()[0]
     timed = calls.filter(pl.col("timed"))
     seconds = float(timed["duration_s"].sum() or 0.0)
     weeks = int(scope["weeks"] or 0)
@@ -292,7 +294,8 @@ def cost_document(
     filters: Filters,
     pattern: str | None = None,
     lesson: str | None = None,
-    gap_cap_s: float = 300,
+    *,
+    gap_cap_s: float,
 ) -> dict[str, Any]:
     rituals = []
     if pattern is not None:
@@ -350,8 +353,10 @@ def _frame(name: str) -> Any:
     def run(
         con: duckdb.DuckDBPyConnection, filters: Filters | None = None, **params: Any
     ) -> pl.DataFrame:
-        # the notebook's helpers: what they show leaves the warehouse, so it is redacted
-        return redact_frame(query(con, name, **(filters or Filters()).params(), **params))
+        # the notebook's helpers: what they show leaves the warehouse, so it is redacted.
+        # Parameters that are settings get their default unless given (`divisor=` ...)
+        bound = {**query_params(Thresholds()), **(filters or Filters()).params(), **params}
+        return redact_frame(query(con, name, **bound))
 
     run.__name__ = name
     run.__doc__ = (

@@ -23,8 +23,8 @@ import duckdb
 from lessons_analytics import effect, metrics
 from lessons_analytics.bases import BaseSnapshot, load_base
 from lessons_analytics.check import check_base
-from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.redact import redact
+from lessons_analytics.settings import Thresholds
 
 BASE_LEVEL = ("candidates-without-verdict", "class-share", "index-layout")
 
@@ -47,7 +47,7 @@ class BaseStats:
     base: str
     as_of: date
     signs: list[Sign]
-    max_lessons: int = int(THRESHOLDS["sleep_due_lessons"])
+    max_lessons: int
 
     @property
     def sleep_due(self) -> bool:
@@ -71,10 +71,10 @@ def sleep_due(signs: list[Sign], max_lessons: int) -> bool:
 def base_stats(
     base: Path,
     as_of: date,
-    thresholds: dict[str, float] | None = None,
+    thresholds: Thresholds,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> BaseStats:
-    t = {**THRESHOLDS, **(thresholds or {})}
+    t = thresholds
     snap = load_base(base)
     signs = _base_signs(snap, as_of, t)
     signs.extend(_transcript_signs(snap, t, con))
@@ -116,7 +116,7 @@ def _age(as_of: date, since: date | None) -> int | None:
     return (as_of - since).days if since else None
 
 
-def _base_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Sign]:
+def _base_signs(snap: BaseSnapshot, as_of: date, t: Thresholds) -> list[Sign]:
     candidates = _lessons(snap, "candidate")
     needs, stale = [], []
     for lesson in candidates:
@@ -149,7 +149,7 @@ def _base_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Si
     return signs
 
 
-def _class_share(snap: BaseSnapshot, t: dict[str, float]) -> Sign:
+def _class_share(snap: BaseSnapshot, t: Thresholds) -> Sign:
     classes = {row["lesson_id"]: row["lesson_class"] for row in snap.lessons}
     hits = [h for h in snap.hits if h["is_hit"]]
     counts: dict[str, int] = {}
@@ -172,7 +172,7 @@ def _class_share(snap: BaseSnapshot, t: dict[str, float]) -> Sign:
     )
 
 
-def _active_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[Sign]:
+def _active_signs(snap: BaseSnapshot, as_of: date, t: Thresholds) -> list[Sign]:
     active = _lessons(snap, "active")
     quiet, unconfirmed = [], []
     for lesson in active:
@@ -188,7 +188,7 @@ def _active_signs(snap: BaseSnapshot, as_of: date, t: dict[str, float]) -> list[
     ]
 
 
-def _body_signs(snap: BaseSnapshot, t: dict[str, float]) -> list[Sign]:
+def _body_signs(snap: BaseSnapshot, t: Thresholds) -> list[Sign]:
     fat = [row["lesson_id"] for row in snap.lessons if row["body_bytes"] > t["fat_body_bytes"]]
     heavy = [
         row["lesson_id"] for row in snap.lessons
@@ -201,7 +201,7 @@ def _body_signs(snap: BaseSnapshot, t: dict[str, float]) -> list[Sign]:
 
 
 def _transcript_signs(
-    snap: BaseSnapshot, t: dict[str, float], con: duckdb.DuckDBPyConnection | None
+    snap: BaseSnapshot, t: Thresholds, con: duckdb.DuckDBPyConnection | None
 ) -> list[Sign]:
     names = [("recalled-but-failed", t["recalled_but_failed_hits"]),
              ("never-recalled", t["never_recalled_hits"]),
@@ -237,7 +237,7 @@ _CONTRADICTED_BY = {True: ("not holding", "not surfaced"), False: ("helps",)}
 
 
 def _helped_disagrees(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> Sign:
     """Active lessons whose ``helped`` says true while the measure says it does not hold or
     is not surfaced, or says false while the measure says it helps. An unmeasured lesson
@@ -260,7 +260,7 @@ def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
 
 
 def _costly_ritual(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> Sign:
     costly, worst = [], 0.0
     for item in metrics.lesson_rituals(con, filters):
@@ -273,7 +273,7 @@ def _costly_ritual(
 
 
 def _costly_body(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> Sign:
     params = {**filters.params(), "divisor": t["chars_per_token"],
               "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip

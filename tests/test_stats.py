@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from lessons_analytics import warehouse
 from lessons_analytics.cli import cli
 from lessons_analytics.ingest import ingest
+from lessons_analytics.settings import Thresholds
 from lessons_analytics.stats import BaseStats, Sign, apply_marker, base_stats, marker_line
 
 AS_OF = date(2026, 11, 30)
@@ -126,7 +127,7 @@ def stats_of(
     thresholds: dict[str, float] | None = None,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> BaseStats:
-    return base_stats(base, as_of, thresholds, con)
+    return base_stats(base, as_of, Thresholds(**(thresholds or {})), con)
 
 
 def sign(stats: BaseStats, name: str) -> Sign:
@@ -1000,12 +1001,13 @@ def test_unknown_threshold_is_an_error(tmp_path: Path) -> None:
     config.write_text("[thresholds]\nfat_bodie_bytes = 1\n")
     result = run("stats", str(base), "--json", db=tmp_path / "none.duckdb", config=config)
     assert result.exit_code == 1
-    assert "unknown threshold 'fat_bodie_bytes'" in result.stderr
+    assert "unknown key 'fat_bodie_bytes' in [thresholds]" in result.stderr
+    assert "did you mean fat_body_bytes?" in result.stderr
     assert result.stdout == ""
     config.write_text('[thresholds]\nfat_body_bytes = "big"\n')
     result = run("stats", str(base), db=tmp_path / "none.duckdb", config=config)
     assert result.exit_code == 1
-    assert "threshold fat_body_bytes must be a number" in result.stderr
+    assert "[thresholds] fat_body_bytes must be a whole number, not 'big'" in result.stderr
 
 
 def test_bad_as_of_and_missing_base(tmp_path: Path) -> None:

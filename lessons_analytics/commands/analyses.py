@@ -16,6 +16,7 @@ from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 from lessons_analytics.redact import redact_frame
 from lessons_analytics.sandbox import run_user_sql
+from lessons_analytics.settings import query_params
 
 
 def _filters(bases: tuple[Path, ...], since: str | None, until: str | None) -> metrics.Filters:
@@ -219,8 +220,18 @@ def hits_cmd(
 
 @click.command("bodies")
 @filter_options
-@click.option("--divisor", default=4.0, show_default=True, help="Characters per token.")
-@click.option("--large-bytes", default=20480, show_default=True, help="A body above this is large.")
+@click.option(
+    "--divisor",
+    type=float,
+    default=None,
+    help="Characters per token (default: the setting thresholds.chars_per_token).",
+)
+@click.option(
+    "--large-bytes",
+    type=int,
+    default=None,
+    help="A body above this is large (default: the setting thresholds.large_body_bytes).",
+)
 @json_option
 @click.pass_obj
 def bodies_cmd(
@@ -228,18 +239,23 @@ def bodies_cmd(
     bases: tuple[Path, ...],
     since: str | None,
     until: str | None,
-    divisor: float,
-    large_bytes: int,
+    divisor: float | None,
+    large_bytes: int | None,
     as_json: bool,
 ) -> None:
     """Body-read token cost: what re-reading lesson bodies costs.
 
     Example: lessons-analytics bodies --large-bytes 16384 --json
     """
+    t = app.settings.with_overrides(
+        "command line",
+        thresholds__chars_per_token=divisor,
+        thresholds__large_body_bytes=large_bytes,
+    ).thresholds
     doc = _run(
         app,
         lambda con: metrics.bodies_document(
-            con, _filters(bases, since, until), divisor, large_bytes
+            con, _filters(bases, since, until), t.chars_per_token, t.large_body_bytes
         ),
     )
     if as_json:
@@ -273,7 +289,10 @@ def bodies_cmd(
 @click.option("--lesson", default=None, help="The ritual of this lesson.")
 @click.option("--rituals", is_flag=True, help="Every lesson that declares a ritual.")
 @click.option(
-    "--gap-cap", default=300.0, show_default=True, help="Seconds an idle gap counts at most."
+    "--gap-cap",
+    type=float,
+    default=None,
+    help="Seconds an idle gap counts at most (default: the setting thresholds.gap_cap_s).",
 )
 @filter_options
 @json_option
@@ -283,7 +302,7 @@ def cost_cmd(
     pattern: str | None,
     lesson: str | None,
     rituals: bool,
-    gap_cap: float,
+    gap_cap: float | None,
     bases: tuple[Path, ...],
     since: str | None,
     until: str | None,
@@ -295,12 +314,14 @@ def cost_cmd(
     """
     if sum([pattern is not None, lesson is not None, rituals]) != 1:
         raise click.UsageError("give exactly one of PATTERN, --lesson ID or --rituals")
+    cap = app.settings.with_overrides("command line", thresholds__gap_cap_s=gap_cap)
     doc = _run(
         app,
         lambda con: metrics.cost_document(
-            con, _filters(bases, since, until), pattern, lesson, gap_cap
+            con, _filters(bases, since, until), pattern, lesson,
+            gap_cap_s=cap.thresholds.gap_cap_s,
         ),
-    )
+    )  # fmt: skip
     if lesson is not None and not doc["rituals"]:
         raise click.ClickException(
             f"lesson {lesson} declares no ritual (or is not in the warehouse)"
@@ -434,7 +455,11 @@ def query_cmd(
 
     Example: lessons-analytics query heads_reads -p bases '[]' --csv
     """
-    bound: dict[str, Any] = {key: _param_value(value) for key, value in params}
+    # parameters that are settings (divisor, large_bytes, gap_cap_s) get the settings' values
+    bound: dict[str, Any] = {
+        **query_params(app.settings.thresholds),
+        **{key: _param_value(value) for key, value in params},
+    }
     if engine == "spark":
         if not contracts:
             raise click.UsageError("--engine spark reads --contract DIR (an export --parquet)")

@@ -14,6 +14,7 @@ from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.ingest import ingest
 from lessons_analytics.options import AppContext
 from lessons_analytics.report import demo_report
+from lessons_analytics.settings import Settings
 from lessons_analytics.stats import base_stats
 
 
@@ -45,8 +46,10 @@ def demo_cmd(app: AppContext, out: Path) -> None:
     click.echo(summary_text(report))
     con = warehouse.connect(db, read_only=True)
     try:
-        _analyses(con, workspace.last_day + timedelta(days=1), workspace.bases)
-        paths = demo_report(con, workspace.root, workspace.last_day)
+        _analyses(con, workspace.last_day + timedelta(days=1), workspace.bases, app.settings)
+        paths = demo_report(
+            con, workspace.root, workspace.last_day, thresholds=app.settings.thresholds
+        )
     finally:
         con.close()
     click.echo(
@@ -55,12 +58,21 @@ def demo_cmd(app: AppContext, out: Path) -> None:
     click.echo(f"report: {paths.html}")
 
 
-def _analyses(con: object, as_of: object, bases: list[Path]) -> None:
+def _analyses(con: object, as_of: object, bases: list[Path], settings: Settings) -> None:
+    t = settings.thresholds
     everything = metrics.Filters()
     heads = metrics.heads_document(con, everything)  # type: ignore[arg-type]
     coverage = {b["base"]: b for b in metrics.coverage_document(con, everything)["bases"]}  # type: ignore[arg-type]
     hits = {b["base"]: b for b in metrics.hits_document(con, everything)["bases"]}  # type: ignore[arg-type]
-    bodies = {b["base"]: b for b in metrics.bodies_document(con, everything)["bases"]}  # type: ignore[arg-type]
+    bodies = {
+        b["base"]: b
+        for b in metrics.bodies_document(
+            con,  # type: ignore[arg-type]
+            everything,
+            t.chars_per_token,
+            t.large_body_bytes,
+        )["bases"]
+    }
     rows = []
     for b in heads["bases"]:
         base = b["base"]
@@ -89,7 +101,7 @@ def _analyses(con: object, as_of: object, bases: list[Path]) -> None:
             ],
         )
     )
-    rituals = metrics.cost_document(con, everything)["rituals"]  # type: ignore[arg-type]
+    rituals = metrics.cost_document(con, everything, gap_cap_s=t.gap_cap_s)["rituals"]  # type: ignore[arg-type]
     click.echo("")
     click.echo(
         render.table(
@@ -109,7 +121,7 @@ def _analyses(con: object, as_of: object, bases: list[Path]) -> None:
     )
     click.echo("")
     for base in bases:
-        stats = base_stats(base, as_of, None, con)  # type: ignore[arg-type]
+        stats = base_stats(base, as_of, t, con)  # type: ignore[arg-type]
         fired = [s.name for s in stats.signs if s.fired]
         click.echo(
             f"sleep signs {base.parent.name}: {'due' if stats.sleep_due else 'not due'}"

@@ -9,9 +9,7 @@ import click
 
 from lessons_analytics import render
 from lessons_analytics.commands.analyses import _filters, _run
-from lessons_analytics.config import load_config
 from lessons_analytics.effect import effect_document
-from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 
 
@@ -27,10 +25,7 @@ def effect_cmd(
 
     Example: lessons-analytics effect --base ~/src/app --json
     """
-    try:
-        thresholds = load_config(app.config_path).thresholds
-    except LessonsAnalyticsError as exc:
-        raise click.ClickException(str(exc)) from exc
+    thresholds = app.settings.thresholds
     filters = _filters(bases, since, until)
     doc = _run(app, lambda con: effect_document(con, filters, thresholds))
     if as_json:

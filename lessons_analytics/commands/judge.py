@@ -1,7 +1,8 @@
 """The judge's commands that read a base from its files alone: ``check``, ``lint``, ``cards``.
 
-The lead adds them to the group in ``cli.py``. Settings come from the config file's
-``[check]`` and ``[lint]`` tables when the group put an ``AppContext`` on the context.
+Settings come from the ``AppContext`` the group put on the context: ``check`` reads
+``[thresholds] active_heading_max_line`` and ``index_max_bytes`` (the keys of the stats
+``index-layout`` sign), ``lint`` and ``cards`` read ``[lint]``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from lessons_analytics.check import check_base
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.lint import lint_base
 from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.settings import Settings
 
 _BASE = click.argument("base", required=False, type=click.Path(path_type=Path))
 
@@ -36,10 +38,9 @@ def _bases(base: Path | None) -> list[Path]:
         raise click.ClickException(str(exc)) from exc
 
 
-def _config(ctx: click.Context, section: str) -> dict[str, Any]:
+def _settings(ctx: click.Context) -> Settings:
     app = ctx.find_object(AppContext)
-    value = app.config.get(section) if app is not None else None
-    return value if isinstance(value, dict) else {}
+    return app.settings if app is not None else Settings()
 
 
 def _note(ctx: click.Context, message: str) -> None:
@@ -57,7 +58,7 @@ def check_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
 
     Example: lessons-analytics check path/to/project
     """
-    results = [(b, check_base(b, _config(ctx, "check"))) for b in _bases(base)]
+    results = [(b, check_base(b, _settings(ctx).thresholds)) for b in _bases(base)]
     if as_json:
         echo_json(
             {"schema": "lessons-analytics/check/1", "generated_at": _generated_at(),
@@ -82,7 +83,7 @@ def lint_cmd(ctx: click.Context, base: Path | None, as_json: bool) -> None:
 
     Example: lessons-analytics lint path/to/project/LESSONS
     """
-    results = [(b, lint_base(b, _config(ctx, "lint"))) for b in _bases(base)]
+    results = [(b, lint_base(b, _settings(ctx).lint)) for b in _bases(base)]
     if as_json:
         echo_json(
             {"schema": "lessons-analytics/lint/1", "generated_at": _generated_at(),
@@ -114,13 +115,18 @@ def _lint_entry(base: Path, findings: list[Any]) -> dict[str, Any]:
 @click.option("--page", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--page-size", default=10, show_default=True, type=click.IntRange(min=1))
 @json_option
-def cards_cmd(base: Path | None, page: int, page_size: int, as_json: bool) -> None:
+@click.pass_context
+def cards_cmd(
+    ctx: click.Context, base: Path | None, page: int, page_size: int, as_json: bool
+) -> None:
     """Active lessons in pages for a scout; the last page ends with READ: cards N of N.
 
     Example: lessons-analytics cards path/to/project/sub --page 2
     """
     try:
-        result = cards(base if base is not None else Path.cwd(), page, page_size)
+        result = cards(
+            base if base is not None else Path.cwd(), page, page_size, lint=_settings(ctx).lint
+        )
     except BaseNotFound as exc:
         raise click.ClickException(str(exc)) from exc
     if not as_json:

@@ -10,7 +10,6 @@ import duckdb
 
 from lessons_analytics import warehouse
 from lessons_analytics.bases import resolve_base
-from lessons_analytics.config import load_config
 from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json
 from lessons_analytics.report import last_complete_week, parse_week, write_report
@@ -48,7 +47,7 @@ def _bases(paths: tuple[Path, ...]) -> list[str]:
     "out_dir",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Output folder (default: reports/<week>/).",
+    help="Output folder (default: <report_dir>/<week>/, report_dir from the settings).",
 )
 @click.option(
     "--base",
@@ -85,13 +84,18 @@ def report_cmd(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--as-of") from exc
     try:
-        thresholds = load_config(app.config_path).thresholds
+        thresholds = app.settings.thresholds
         con = warehouse.connect(app.db_path, read_only=True)
     except LessonsAnalyticsError as exc:
         raise click.ClickException(str(exc)) from exc
     try:
         paths = write_report(
-            con, out_dir, chosen, _bases(bases) or None, day, thresholds=thresholds
+            con,
+            out_dir or app.settings.paths.report_dir / chosen,
+            chosen,
+            _bases(bases) or None,
+            day,
+            thresholds=thresholds,
         )
     except (duckdb.Error, OSError) as exc:
         raise click.ClickException(f"cannot write the report: {exc}") from exc

@@ -12,17 +12,12 @@ from lessons_analytics import metrics, warehouse
 from lessons_analytics.bases import resolve_base
 from lessons_analytics.errors import BaseNotFound, LessonsAnalyticsError
 from lessons_analytics.options import AppContext, echo_json, json_option
-from lessons_analytics.retro import RetroResult, collect, load_patterns, write_retro
+from lessons_analytics.retro import RetroResult, collect, write_retro
 
 
 def default_out(app: AppContext, today: datetime) -> Path:
-    """``<report_dir>/retro/<date>`` when the config names a report dir, else
-    ``reports/retro/<date>``."""
-    report_dir = app.config.get("report_dir")
-    root = Path(str(report_dir)).expanduser() if report_dir else Path("reports")
-    if app.config_path is not None and not root.is_absolute() and report_dir:
-        root = app.config_path.parent / root
-    return root / "retro" / f"{today:%Y-%m-%d}"
+    """``<report_dir>/retro/<date>``, report_dir from the settings."""
+    return app.settings.paths.report_dir / "retro" / f"{today:%Y-%m-%d}"
 
 
 def _bases(bases: tuple[Path, ...]) -> list[str]:
@@ -43,7 +38,7 @@ def run_retro(
     except ValueError as exc:
         raise click.BadParameter(f"not a date: {exc}", param_hint="--since") from exc
     try:
-        patterns = load_patterns(app.config.get("retro"))
+        patterns = app.settings.retro.patterns()
         con = warehouse.connect(app.db_path, read_only=True)
     except LessonsAnalyticsError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -61,7 +56,7 @@ def run_retro(
     "out",
     type=click.Path(path_type=Path),
     default=None,
-    help="Output folder (default reports/retro/<date>/).",
+    help="Output folder (default <report_dir>/retro/<date>/, report_dir from the settings).",
 )
 @click.option(
     "--since", "since", default=None, metavar="DATE", help="Only signals on or after this date."

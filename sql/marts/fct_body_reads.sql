@@ -4,8 +4,9 @@
 -- chars_delivered: the result's length as the model saw it (line-number prefixes and
 -- truncation markers included) when the result is present, else the body's size at the
 -- time of the read. body_bytes: size of the last committed version at or before the read
--- (the current file when none). tokens_est = ceil(chars / 4) and large = body over 20480
--- bytes are the defaults; queries/bodies.sql takes both as parameters.
+-- (the current file when none). Tokens and "large" are not stored: they depend on the
+-- settings thresholds.chars_per_token and thresholds.large_body_bytes, which the queries
+-- (queries/bodies*.sql) take as bound parameters, so a settings change needs no rebuild.
 with
 
 reads as (
