@@ -224,13 +224,12 @@ def build_settings(
         config_path = (cwd or Path.cwd()) / CONFIG_NAME
     settings = Settings()
     if config_path is not None:
-        settings = _apply(settings, _read(config_path), str(config_path), config_path.parent)
+        settings = _apply(settings, _read(config_path), f"file {config_path}", config_path.parent)
         settings = replace(settings, config_path=config_path)
     settings = _apply_env(settings, env)
     if db_path is not None:
         settings = _apply(settings, {"paths.warehouse": db_path}, "command line --db", None)
-    if settings.retro.table:
-        settings.retro.patterns()  # a bad [retro] table stops here, before any command runs
+    _check_retro(settings)
     return settings
 
 
@@ -238,9 +237,20 @@ def settings_from(data: Mapping[str, Any], origin: str = "caller") -> Settings:
     """Settings from a mapping shaped like the file (``{"thresholds": {"gap_cap_s": 60}}``)
     over the defaults, checked like the file: for the Python API and tests."""
     settings = _apply(Settings(), _flat(data, origin), origin, None)
-    if settings.retro.table:
-        settings.retro.patterns()
+    _check_retro(settings)
     return settings
+
+
+def _check_retro(settings: Settings) -> None:
+    """A bad ``[retro]`` table stops here, before any command runs, naming where it came
+    from (only a given table pays for importing the retro package)."""
+    if not settings.retro.table:
+        return
+    try:
+        settings.retro.patterns()
+    except ConfigError as exc:
+        where = sorted({settings.origins[f"retro.{k}"] for k in settings.retro.table})
+        raise ConfigError(f"{', '.join(where)}: {exc}") from exc
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -287,8 +297,8 @@ def _section_key(section: str, name: str, where: str) -> str:
     dotted = f"{section}.{name}"
     if dotted in _MOVED:
         raise ConfigError(
-            f"{where}: [{section}] {name} is set as [thresholds] {name}"
-            f" ({_MOVED[dotted]}), the one key `check` and the stats sign both read"
+            f"{where}: [{section}] {name}: set it as [thresholds] {name}, the one key"
+            " both `check` and the index-layout sign of `stats` read"
         )
     cls = _SECTIONS.get(section)
     if cls is None or name not in _names(cls):

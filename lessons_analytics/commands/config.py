@@ -60,4 +60,6 @@ def config_cmd(app: AppContext, as_json: bool) -> None:
     width = max(len(key) for key, _, _ in entries)
     click.echo(f"config file: {settings.config_path or '(none)'}")
     for key, value, origin in entries:
+        if key == "sources" and not value:
+            value = settings.sources_or_default() or "(none: no runtime folder exists)"
         click.echo(f"{key:<{width}}  {_text(value)}  [{origin}]")
