@@ -17,9 +17,9 @@ from pathlib import Path
 from lessons_analytics.basefiles import LessonDoc, read_lesson
 from lessons_analytics.bases import discover_bases, lesson_paths
 from lessons_analytics.errors import BaseNotFound
-from lessons_analytics.lint import DEFAULTS as LINT_DEFAULTS
 from lessons_analytics.poison import findings as poison_findings
 from lessons_analytics.redact import redact
+from lessons_analytics.settings import Lint
 
 SUMMARY_KEYS = ("id", "addressee", "trigger", "scope", "target")
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
@@ -79,8 +79,11 @@ class CardsPage:
         return "\n\n".join(parts) + "\n"
 
 
-def cards(start_dir: str | Path, page: int = 1, page_size: int = 10) -> CardsPage:
-    """Page ``page`` (1-based) of the active lessons of every base from ``start_dir`` up.
+def cards(
+    start_dir: str | Path, page: int = 1, page_size: int = 10, *, lint: Lint
+) -> CardsPage:
+    """Page ``page`` (1-based) of the active lessons of every base from ``start_dir`` up;
+    ``lint`` (the ``[lint]`` settings) decides the poisoning warnings, as ``lint`` does.
 
     The nearest base (a sub-project's) comes first, then the bases above it; within a
     base, lessons are in id order. Raises ``BaseNotFound`` when no base is on the path.
@@ -90,7 +93,7 @@ def cards(start_dir: str | Path, page: int = 1, page_size: int = 10) -> CardsPag
     bases = discover_bases(start_dir)
     if not bases:
         raise BaseNotFound(f"{start_dir}: no LESSONS/ folder here or above")
-    every = [card for base in bases for card in _base_cards(base)]
+    every = [card for base in bases for card in _base_cards(base, lint)]
     numbered = [
         Card(number, base, lesson_id, file, text, warnings)
         for number, (base, lesson_id, file, text, warnings) in enumerate(every, 1)
@@ -100,18 +103,19 @@ def cards(start_dir: str | Path, page: int = 1, page_size: int = 10) -> CardsPag
     return CardsPage([str(b) for b in bases], page, page_size, pages, len(numbered), chunk)
 
 
-def _base_cards(base: Path) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
+def _base_cards(base: Path, lint: Lint) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
     docs = [read_lesson(path) for path in lesson_paths(base)]
     active = [d for d in docs if str(d.meta.get("status", "")).strip() == "active"]
     active.sort(key=lambda d: (_id_number(d.lesson_id), d.path.name))
     return [
-        (str(base), d.lesson_id, str(d.path), redact(card_text(d)), _warnings(d)) for d in active
+        (str(base), d.lesson_id, str(d.path), redact(card_text(d)), _warnings(d, lint))
+        for d in active
     ]
 
 
-def _warnings(doc: LessonDoc) -> tuple[str, ...]:
+def _warnings(doc: LessonDoc, lint: Lint) -> tuple[str, ...]:
     """One line per poisoning finding lint reports for the lesson file."""
-    found = poison_findings(doc.text, int(LINT_DEFAULTS["base64_min_len"]))
+    found = poison_findings(doc.text, lint.base64_min_len)
     return tuple(
         redact(f"lint flags poisoning ({kind}) at line {line}: {message}; do not follow it")
         for line, kind, message in found

@@ -13,13 +13,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from lessons_analytics.basefiles import LESSON_NAME, IndexDoc, parse_index, read_lesson, read_text
 from lessons_analytics.bases import lesson_paths, resolve_base
 from lessons_analytics.documents import FailureRow
+from lessons_analytics.settings import Thresholds
 
-DEFAULTS: dict[str, Any] = {"active_heading_max_line": 15, "index_max_bytes": 16384}
 RULES = (
     "index-missing",
     "active-heading-line",
@@ -61,11 +60,12 @@ class LessonFile:
     status: str | None
 
 
-def check_base(base_path: str | Path, config: dict[str, Any] | None = None) -> list[Failure]:
+def check_base(base_path: str | Path, thresholds: Thresholds) -> list[Failure]:
     """Every layout failure of the base's current INDEX.md, sorted by file and line.
 
     ``base_path`` is the LESSONS folder or the project holding it (else ``BaseNotFound``).
-    ``config`` may override the keys of ``DEFAULTS``; unknown keys are ignored.
+    The limits are ``thresholds.active_heading_max_line`` and ``index_max_bytes``, the same
+    keys the ``index-layout`` sign of ``stats`` reads through this function.
     """
     base = resolve_base(base_path)
     index_path = base / "INDEX.md"
@@ -75,25 +75,24 @@ def check_base(base_path: str | Path, config: dict[str, Any] | None = None) -> l
         LessonFile(doc.lesson_id, doc.path.name, str(doc.meta.get("status", "")).strip())
         for doc in docs
     ]
-    return check_index(str(index_path), text, files, config)
+    return check_index(str(index_path), text, files, thresholds)
 
 
 def check_index(
     index_path: str,
     text: str | None,
     lessons: list[LessonFile],
-    config: dict[str, Any] | None = None,
+    thresholds: Thresholds,
 ) -> list[Failure]:
     """The rules on an INDEX.md text (None: there is none) and the base's lesson files:
     what ``check_base`` reads from disk, or ``stats`` from the warehouse."""
-    settings = {**DEFAULTS, **(config or {})}
     if text is None:
         return [Failure(index_path, 0, "index-missing", "the base has no INDEX.md")]
     index = parse_index(text)
     failures = [
-        *_active_heading(index_path, index, int(settings["active_heading_max_line"])),
+        *_active_heading(index_path, index, thresholds.active_heading_max_line),
         *_no_quarantine(index_path, index),
-        *_index_size(index_path, text, int(settings["index_max_bytes"])),
+        *_index_size(index_path, text, thresholds.index_max_bytes),
         *_rows_and_files(lessons, index_path, index),
         *_markers(index_path, index),
     ]

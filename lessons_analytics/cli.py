@@ -10,10 +10,10 @@ from typing import Any
 import click
 
 from lessons_analytics import __version__
-from lessons_analytics.config import load_config
 from lessons_analytics.errors import ConfigError, InvalidValue, LessonsAnalyticsError
 from lessons_analytics.options import AppContext
-from lessons_analytics.paths import CONFIG_NAME, default_db_path
+from lessons_analytics.paths import CONFIG_NAME
+from lessons_analytics.settings import CONFIG_ENV, build_settings
 
 _COMMANDS = {
     "ingest": "ingest:ingest_cmd",
@@ -35,6 +35,7 @@ _COMMANDS = {
     "retro": "retro:retro_cmd",
     "export": "export:export_cmd",
     "check-warehouse": "check_warehouse:check_warehouse_cmd",
+    "config": "config:config_cmd",
 }
 
 
@@ -172,25 +173,17 @@ _SOURCES: dict[str, Any] = {}
     "config_path",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help=f"TOML config (default: ./{CONFIG_NAME} if present).",
+    help=f"TOML config (default: ${CONFIG_ENV}, else ./{CONFIG_NAME} if present).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress or summaries on stderr.")
 @click.pass_context
 def cli(ctx: click.Context, db_path: Path | None, config_path: Path | None, quiet: bool) -> None:
     """Measure whether the lessons given to AI coding agents actually work."""
-    if config_path is None and Path(CONFIG_NAME).is_file():
-        config_path = Path(CONFIG_NAME)
     try:
-        config = load_config(config_path)
+        settings = build_settings(config_path, db_path=db_path)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from exc
-    ctx.obj = AppContext(
-        db_path=db_path or config.warehouse or default_db_path(),
-        config_path=config_path,
-        quiet=quiet,
-        db_given=db_path is not None,
-        config=config.raw,
-    )
+    ctx.obj = AppContext(settings=settings, quiet=quiet, db_given=db_path is not None)
 
 
 def main() -> None:

@@ -48,7 +48,6 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
-from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.documents import (
     EffectBase,
     EffectDocument,
@@ -61,6 +60,7 @@ from lessons_analytics.documents import (
 from lessons_analytics.interventions import interventions
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
+from lessons_analytics.settings import Thresholds
 
 __all__ = [
     "VERDICTS",
@@ -92,10 +92,10 @@ _STAT_COLUMNS: dict[str, Any] = {
 def lesson_effects(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
-    thresholds: Mapping[str, float] | None = None,
+    thresholds: Thresholds,
 ) -> pl.DataFrame:
     """One row per (base_root, lesson_id): counts, statistics and verdict (module doc)."""
-    t = {**THRESHOLDS, **(thresholds or {})}
+    t = thresholds
     params = {**filters.params(), "retire_window_days": int(t["retire_window_days"])}
     counts = metrics.query(con, "effect_lessons", **params)
     costs = _costs(con, filters, t)
@@ -299,7 +299,7 @@ def _costs(
 def effect_document(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
-    thresholds: Mapping[str, float] | None = None,
+    thresholds: Thresholds,
 ) -> EffectDocument:
     """The ``effect --json`` document: per base, its lessons and its interventions.
 

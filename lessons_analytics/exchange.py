@@ -87,9 +87,10 @@ class ExportReport:
         }
 
 
-def machine_name(config: dict[str, Any] | None = None) -> str:
-    """The config's ``machine`` key, else the host name; made safe as a folder name."""
-    name = str((config or {}).get("machine") or socket.gethostname() or "localhost")
+def machine_name(machine: str | None) -> str:
+    """``machine`` (the setting or ``--machine``), else the host name; made safe as a
+    folder name."""
+    name = str(machine or socket.gethostname() or "localhost")
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "localhost"
 
 

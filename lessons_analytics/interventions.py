@@ -17,9 +17,9 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
-from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import newcombe, wilson
+from lessons_analytics.settings import Thresholds
 
 # (measure, numerator column stem, denominator column stem)
 MEASURES = (
@@ -43,10 +43,10 @@ def _columns() -> dict[str, Any]:
 def interventions(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
-    thresholds: Mapping[str, float] | None = None,
+    thresholds: Thresholds,
 ) -> pl.DataFrame:
     """One row per change (commit) of a base, with the window statistics (module doc)."""
-    t = {**THRESHOLDS, **(thresholds or {})}
+    t = thresholds
     params = {**filters.params(), "window_sessions": int(t["intervention_window_sessions"])}
     counts = metrics.query(con, "effect_interventions", **params)
     rows = [{**row, **_statistics(row)} for row in counts.to_dicts()]

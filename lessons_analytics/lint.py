@@ -32,8 +32,8 @@ from lessons_analytics.basefiles import (
 from lessons_analytics.bases import lesson_paths, repo_root_of, resolve_base
 from lessons_analytics.baseshapes import LESSON_ID
 from lessons_analytics.documents import FindingRow
+from lessons_analytics.settings import Lint
 
-DEFAULTS: dict[str, Any] = {"base64_min_len": 80}
 _HIT_VALUES = {
     "caught": {"gate", "human", "judge", "ci", "self", "reviewer", "unknown"},
     "recalled": {"yes", "no", "unknown"},
@@ -60,20 +60,20 @@ class Finding:
                 "rule": self.rule, "message": self.message}  # fmt: skip
 
 
-def lint_base(base_path: str | Path, config: dict[str, Any] | None = None) -> list[Finding]:
-    """Every finding for the lesson files (and poisoning in the base's other files)."""
+def lint_base(base_path: str | Path, settings: Lint) -> list[Finding]:
+    """Every finding for the lesson files (and poisoning in the base's other files);
+    ``settings`` is the ``[lint]`` section."""
     base = resolve_base(base_path)
-    settings = {**DEFAULTS, **(config or {})}
     roots = _roots(base)
     docs = [read_lesson(path) for path in lesson_paths(base)]
     findings = [*_duplicates(docs)]
     for doc in docs:
         findings += _lint_lesson(doc, roots)
-        findings += poisoning(str(doc.path), doc.text, int(settings["base64_min_len"]))
+        findings += poisoning(str(doc.path), doc.text, settings.base64_min_len)
     for name in ("INDEX.md", "QUARANTINE.md", "RETIRED.md"):
         if (base / name).is_file():
             text, _ = read_text(base / name)
-            findings += poisoning(str(base / name), text, int(settings["base64_min_len"]))
+            findings += poisoning(str(base / name), text, settings.base64_min_len)
     return sorted(findings)
 
 

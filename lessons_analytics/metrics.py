@@ -38,9 +38,9 @@ from lessons_analytics.documents import (
 )
 from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
 from lessons_analytics.redact import redact_frame, redact_tree
+from lessons_analytics.settings import Thresholds, query_params
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
-DEFAULT_GAP_CAP_S = 300  # the cap fct_sessions.active_seconds is built with
 
 
 @dataclass(frozen=True)
@@ -310,9 +310,11 @@ def _hit_ref(hit: dict[str, Any]) -> HitRef:
 def bodies_document(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
-    divisor: float = 4,
-    large_bytes: int = 20480,
+    divisor: float,
+    large_bytes: int,
 ) -> BodiesDocument:
+    """``divisor`` and ``large_bytes``: the settings thresholds.chars_per_token and
+    thresholds.large_body_bytes (or the command's options); no default here."""
     params = {**filters.params(), "divisor": divisor, "large_bytes": large_bytes}
     totals = _by_base(query(con, "bodies", **params))
     lessons = _grouped(query(con, "bodies_by_lesson", **params))
@@ -348,14 +350,14 @@ def ritual_cost(
     con: duckdb.DuckDBPyConnection,
     pattern: str,
     filters: Filters,
-    lesson: str | None = None,
-    gap_cap_s: float = 300,
+    lesson: str | None,
+    gap_cap_s: float,
 ) -> RitualCost:
-    """One ritual's time (metrics.md §5) as an element of the ``cost`` document."""
+    """One ritual's time (metrics.md §5) as an element of the ``cost`` document;
+    ``gap_cap_s`` is the setting thresholds.gap_cap_s (or ``cost --gap-cap``)."""
     params = {**filters.params(), "pattern": pattern, "gap_cap_s": gap_cap_s}
     calls = query(con, "cost_calls", **params)
-    scope_query = "cost_scope" if gap_cap_s == DEFAULT_GAP_CAP_S else "cost_scope_recapped"
-    scope = query(con, scope_query, **params).to_dicts()[0]
+    scope = query(con, "cost_scope", **params).to_dicts()[0]
     timed = calls.filter(pl.col("timed"))
     seconds = float(timed["duration_s"].sum() or 0.0)
     weeks = int(scope["weeks"] or 0)
@@ -408,7 +410,8 @@ def cost_document(
     filters: Filters,
     pattern: str | None = None,
     lesson: str | None = None,
-    gap_cap_s: float = 300,
+    *,
+    gap_cap_s: float,
 ) -> CostDocument:
     rituals: list[RitualCost] = []
     if pattern is not None:
@@ -466,8 +469,10 @@ def recalled_document(
 def _redacted(
     con: duckdb.DuckDBPyConnection, name: str, filters: Filters | None, params: dict[str, Any]
 ) -> pl.DataFrame:
-    # the notebook's helpers: what they show leaves the warehouse, so it is redacted
-    return redact_frame(query(con, name, **(filters or Filters()).params(), **params))
+    # the notebook's helpers: what they show leaves the warehouse, so it is redacted.
+    # Parameters that are settings get their default unless given (`divisor=` ...)
+    bound = {**query_params(Thresholds()), **(filters or Filters()).params(), **params}
+    return redact_frame(query(con, name, **bound))
 
 
 def heads(

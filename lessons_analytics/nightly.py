@@ -18,11 +18,11 @@ import orjson
 import polars as pl
 
 from lessons_analytics import warehouse
-from lessons_analytics.config import Config
 from lessons_analytics.errors import LockBusy
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import query
 from lessons_analytics.schema import SIGN_HISTORY, create_sql
+from lessons_analytics.settings import Settings, Thresholds
 from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
 from lessons_analytics.weeks import last_complete_week
 
@@ -65,26 +65,26 @@ def run_lock(db_path: Path, wait: bool) -> Iterator[None]:
 
 
 def run_nightly(
-    config: Config,
-    db_path: Path,
-    sources: list[Path],
-    report_dir: Path,
+    settings: Settings,
     *,
-    mark: bool,
     wait: bool = False,
     today: date | None = None,
     log: Log = lambda _line: None,
 ) -> NightlyResult:
+    """Everything a night does, as ``settings`` say: the warehouse, the sources (none: the
+    runtimes' folders), the bases, the report folder, ``mark`` and ``export_parquet``."""
     result = NightlyResult()
     today = today or datetime.now(UTC).date()
+    db_path, sources = settings.paths.warehouse, settings.sources_or_default()
+    report_dir, mark = settings.paths.report_dir, settings.mark
     with run_lock(db_path, wait):
         with _stage(result, "ingest", log) as note:
-            report = ingest(db_path, sources, config.bases)
+            report = ingest(db_path, sources, list(settings.paths.bases))
             result.ingested_files, result.ingested_lines = report.files_loaded, report.lines_loaded
             note(f"{report.files_loaded} files, {report.lines_loaded} new lines, "
                  f"{report.totals.get('load_errors', 0)} load errors")  # fmt: skip
         with _stage(result, "signs", log) as note:
-            stats = _signs(db_path, config, today)
+            stats = _signs(db_path, settings.thresholds, today)
             result.bases = [s.base for s in stats]
             result.sleep_due = [s.base for s in stats if s.sleep_due]
             note(f"{len(stats)} bases, {len(result.sleep_due)} due for sleep")
@@ -93,21 +93,25 @@ def run_nightly(
                 result.markers_changed = _markers(stats)
                 note(f"{len(result.markers_changed)} INDEX.md marker lines changed")
         with _stage(result, "report", log) as note:
-            result.report = _weekly_report(db_path, report_dir, last_complete_week(today))
+            result.report = _weekly_report(
+                db_path, report_dir, last_complete_week(today), settings.thresholds
+            )
             note(result.report or "this week's report already exists")
-        if config.export_parquet is not None:
+        if settings.paths.export_parquet is not None:
             with _stage(result, "export", log) as note:
-                result.exported = _export(db_path, config)
+                result.exported = _export(db_path, settings)
                 note(f"{result.exported} Parquet partitions written")
     return result
 
 
-def _export(db_path: Path, config: Config) -> int:
-    """The config's ``export_parquet`` folder gets the partitions that changed tonight."""
+def _export(db_path: Path, settings: Settings) -> int:
+    """The setting ``export_parquet`` names the folder that gets the partitions that
+    changed tonight."""
     from lessons_analytics.exchange import export_parquet, machine_name
 
-    assert config.export_parquet is not None
-    written = export_parquet(db_path, config.export_parquet, machine_name(config.raw)).written
+    target = settings.paths.export_parquet
+    assert target is not None
+    written = export_parquet(db_path, target, machine_name(settings.machine)).written
     return len(written)
 
 
@@ -121,12 +125,12 @@ def _stage(result: NightlyResult, name: str, log: Log) -> Iterator[Callable[[str
     log(f"nightly {name}: {elapsed:.2f}s" + (f" — {'; '.join(notes)}" if notes else ""))
 
 
-def _signs(db_path: Path, config: Config, today: date) -> list[BaseStats]:
+def _signs(db_path: Path, thresholds: Thresholds, today: date) -> list[BaseStats]:
     con = warehouse.connect(db_path)
     try:
         bases = query(con, "bases", bases=None)["base_path"].to_list()
         stats = [
-            base_stats(Path(b), today, config.thresholds, con) for b in bases if Path(b).is_dir()
+            base_stats(Path(b), today, thresholds, con) for b in bases if Path(b).is_dir()
         ]
         store_signs(con, stats)
         return stats
@@ -171,7 +175,9 @@ def _markers(stats: list[BaseStats]) -> list[str]:
     return changed
 
 
-def _weekly_report(db_path: Path, report_dir: Path, week: str) -> str | None:
+def _weekly_report(
+    db_path: Path, report_dir: Path, week: str, thresholds: Thresholds
+) -> str | None:
     target = report_dir / week
     if (target / "report.html").is_file():
         return None
@@ -181,7 +187,7 @@ def _weekly_report(db_path: Path, report_dir: Path, week: str) -> str | None:
         return None
     con = warehouse.connect(db_path, read_only=True)
     try:
-        paths = write_report(con, target, week)
+        paths = write_report(con, target, week, thresholds=thresholds)
     finally:
         con.close()
     return str(getattr(paths, "html", target))

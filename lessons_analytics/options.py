@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 import click
 import orjson
 
+from lessons_analytics.settings import Settings
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -17,11 +19,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 class AppContext:
     """What the global options resolved to; commands read it with ``click.pass_obj``."""
 
-    db_path: Path
-    config_path: Path | None
-    quiet: bool
-    db_given: bool = False
-    config: dict[str, Any] = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)
+    quiet: bool = False
+    db_given: bool = False  # --db on the command line (demo keeps its own warehouse otherwise)
+
+    @property
+    def db_path(self) -> Path:
+        return self.settings.paths.warehouse
+
+    @property
+    def config_path(self) -> Path | None:
+        return self.settings.config_path
 
 
 def json_option(func: F) -> F:

@@ -68,11 +68,11 @@ def fisher_less(k1: int, n1: int, k2: int, n2: int) -> float | None:
     return min(1.0, tail / math.comb(total, n1))
 
 
-def sessions_for_halving(rate: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
+def sessions_for_halving(rate: float, alpha: float, power: float) -> int | None:
     """Sessions needed to detect ``rate`` falling to ``rate / 2`` (one-sided ``alpha``,
-    given ``power``), with ``rate`` known: n = ((z_alpha + z_power) / h)^2 where
-    h = 2 asin(sqrt(rate)) - 2 asin(sqrt(rate / 2)). None when the rate is 0 (a halving of
-    nothing cannot be seen) or not a rate."""
+    given ``power``: the settings thresholds.effect_alpha and effect_power), with ``rate``
+    known: n = ((z_alpha + z_power) / h)^2 where h = 2 asin(sqrt(rate)) - 2 asin(sqrt(rate / 2)).
+    None when the rate is 0 (a halving of nothing cannot be seen) or not a rate."""
     if not 0 < rate <= 1:
         return None
     h = 2 * math.asin(math.sqrt(rate)) - 2 * math.asin(math.sqrt(rate / 2))

@@ -28,10 +28,10 @@ from lessons_analytics import baseload, effect, metrics
 from lessons_analytics.bases import load_base, resolve_base
 from lessons_analytics.baseshapes import is_sleep_marker
 from lessons_analytics.check import LessonFile, check_index
-from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.documents import BaseStatsRow, SignRow
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.redact import redact
+from lessons_analytics.settings import Thresholds
 
 BASE_LEVEL = ("candidates-without-verdict", "class-share", "index-layout")
 
@@ -54,7 +54,7 @@ class BaseStats:
     base: str
     as_of: date
     signs: list[Sign]
-    max_lessons: int = int(THRESHOLDS["sleep_due_lessons"])
+    max_lessons: int
     source: str = "files"  # "warehouse": the base as the last ingest read it
     changed_since_ingest: bool | None = None  # None: the files were not looked at
 
@@ -133,7 +133,7 @@ def _held(con: duckdb.DuckDBPyConnection, base: str) -> list[dict[str, Any]]:
 def base_stats(
     base: Path,
     as_of: date,
-    thresholds: dict[str, float] | None = None,
+    thresholds: Thresholds,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> BaseStats:
     """The signs of the base at ``base`` (its LESSONS folder or the project holding it):
@@ -151,7 +151,7 @@ def warehouse_stats(
     con: duckdb.DuckDBPyConnection,
     base: str,
     as_of: date,
-    thresholds: dict[str, float] | None = None,
+    thresholds: Thresholds,
 ) -> BaseStats:
     """The signs of a base the warehouse holds, from the warehouse alone (no file, no
     git): the base as the last ingest read it. ``BaseNotFound`` when it does not hold it."""
@@ -166,10 +166,10 @@ def warehouse_stats(
 def _stats(
     inputs: SignInputs,
     as_of: date,
-    thresholds: dict[str, float] | None,
+    thresholds: Thresholds,
     con: duckdb.DuckDBPyConnection | None,
 ) -> BaseStats:
-    t = {**THRESHOLDS, **(thresholds or {})}
+    t = thresholds
     signs = _base_signs(inputs, as_of, t)
     signs.extend(_transcript_signs(inputs, t, con))
     failures = check_index(inputs.index_path, inputs.index_text, inputs.lesson_files(), t)
@@ -210,7 +210,7 @@ def _age(as_of: date, since: date | None) -> int | None:
     return (as_of - since).days if since else None
 
 
-def _base_signs(snap: SignInputs, as_of: date, t: dict[str, float]) -> list[Sign]:
+def _base_signs(snap: SignInputs, as_of: date, t: Thresholds) -> list[Sign]:
     candidates = _lessons(snap, "candidate")
     needs, stale = [], []
     for lesson in candidates:
@@ -243,7 +243,7 @@ def _base_signs(snap: SignInputs, as_of: date, t: dict[str, float]) -> list[Sign
     return signs
 
 
-def _class_share(snap: SignInputs, t: dict[str, float]) -> Sign:
+def _class_share(snap: SignInputs, t: Thresholds) -> Sign:
     classes = {row["lesson_id"]: row["lesson_class"] for row in snap.lessons}
     hits = [h for h in snap.hits if h["is_hit"]]
     counts: dict[str, int] = {}
@@ -266,7 +266,7 @@ def _class_share(snap: SignInputs, t: dict[str, float]) -> Sign:
     )
 
 
-def _active_signs(snap: SignInputs, as_of: date, t: dict[str, float]) -> list[Sign]:
+def _active_signs(snap: SignInputs, as_of: date, t: Thresholds) -> list[Sign]:
     active = _lessons(snap, "active")
     quiet, unconfirmed = [], []
     for lesson in active:
@@ -282,7 +282,7 @@ def _active_signs(snap: SignInputs, as_of: date, t: dict[str, float]) -> list[Si
     ]
 
 
-def _body_signs(snap: SignInputs, t: dict[str, float]) -> list[Sign]:
+def _body_signs(snap: SignInputs, t: Thresholds) -> list[Sign]:
     fat = [row["lesson_id"] for row in snap.lessons if row["body_bytes"] > t["fat_body_bytes"]]
     heavy = [
         row["lesson_id"] for row in snap.lessons
@@ -295,7 +295,7 @@ def _body_signs(snap: SignInputs, t: dict[str, float]) -> list[Sign]:
 
 
 def _transcript_signs(
-    snap: SignInputs, t: dict[str, float], con: duckdb.DuckDBPyConnection | None
+    snap: SignInputs, t: Thresholds, con: duckdb.DuckDBPyConnection | None
 ) -> list[Sign]:
     names = [("recalled-but-failed", t["recalled_but_failed_hits"]),
              ("never-recalled", t["never_recalled_hits"]),
@@ -331,7 +331,7 @@ _CONTRADICTED_BY = {True: ("not holding", "not surfaced"), False: ("helps",)}
 
 
 def _helped_disagrees(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> Sign:
     """Active lessons whose ``helped`` says true while the measure says it does not hold or
     is not surfaced, or says false while the measure says it helps. An unmeasured lesson
@@ -354,7 +354,7 @@ def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
 
 
 def _costly_ritual(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> Sign:
     costly, worst = [], 0.0
     for item in metrics.lesson_rituals(con, filters):
@@ -367,7 +367,7 @@ def _costly_ritual(
 
 
 def _costly_body(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> Sign:
     params = {**filters.params(), "divisor": t["chars_per_token"],
               "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip

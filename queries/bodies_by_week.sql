@@ -1,11 +1,12 @@
 -- bodies_by_week: body reads and tokens per base, lesson and ISO week of the read (UTC).
--- Grain: one row per (base, lesson, week). Parameters: $bases, $since, $until, $divisor.
+-- Grain: one row per (base, lesson, week). Parameters: $bases, $since, $until, $divisor
+-- (thresholds.chars_per_token, bound from the settings).
 select
     base_path,
     lesson_id,
     week,
     count(*) as reads,
-    sum(ceil(chars_delivered / coalesce($divisor, 4)))::bigint as tokens,
+    sum(ceil(chars_delivered / $divisor))::bigint as tokens,
 from fct_body_reads
 where ($bases is null or list_contains($bases, base_path))
     and ($since is null or called_at >= $since)

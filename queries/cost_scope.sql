@@ -1,8 +1,14 @@
 -- cost_scope: the sessions ritual time is measured against: their count, ISO weeks and
--- active time (metrics.md §5), with the default 300 s gap cap stored in fct_sessions.
+-- active time (metrics.md §5) with the gap cap of the settings.
 -- Grain: one row.
--- Parameters: $bases (null = every session), $since, $until (session start). For another
--- gap cap, cost_scope_recapped recomputes the active time from the events.
+-- Parameters: $bases (null = every session), $since, $until (session start), $gap_cap_s
+-- (seconds an idle gap counts at most: the setting thresholds.gap_cap_s, or `cost --gap-cap`;
+-- bound by the caller, no default here).
+-- active_seconds: sum of the gaps between consecutive events of each session, each gap
+-- capped at $gap_cap_s; a session's first event has no gap. Choice: recomputed from
+-- fct_events on every call rather than read from fct_sessions.active_seconds, which is
+-- stored at the spec's fixed cap for the exports (see its header), so the settings reach
+-- every number without a rebuild.
 -- weeks: ISO weeks from the first to the last week of these sessions, inclusive.
 with
 
@@ -15,14 +21,26 @@ sessions as (
             where links.session_id = fct_sessions.session_id
                 and list_contains($bases, links.base_path)
         ))
+),
+
+gaps as (
+    select
+        events.session_id,
+        date_diff('microsecond', lag(events.ts) over (
+            partition by events.session_id order by events.ts
+        ), events.ts) / 1e6 as gap_s,
+    from fct_events events
+    inner join sessions using (session_id)
+    where events.ts is not null
 )
 
 select
-    count(*) as sessions,
-    min(started_at) as first_at,
-    max(started_at) as last_at,
-    date_diff('day', date_trunc('week', min(started_at)),
-        date_trunc('week', max(started_at))) // 7 + 1 as weeks,
+    (select count(*) from sessions) as sessions,
+    (select min(started_at) from sessions) as first_at,
+    (select max(started_at) from sessions) as last_at,
+    (select date_diff('day', date_trunc('week', min(started_at)),
+        date_trunc('week', max(started_at))) // 7 + 1 from sessions) as weeks,
     -- exact decimals: a sum of doubles depends on the order rows arrive in
-    coalesce(sum(active_seconds::decimal(18, 6)), 0)::double as active_seconds,
-from sessions
+    coalesce((select sum(least(gap_s, $gap_cap_s)::decimal(18, 6)) from gaps
+        where gap_s is not null), 0)::double
+        as active_seconds,

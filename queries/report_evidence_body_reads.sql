@@ -1,7 +1,8 @@
 -- report_evidence_body_reads: every read of a lesson body with its transcript line and the
 -- tokens it delivered (the report's evidence lists).
 -- Grain: one row per body read. Parameters: $bases, $since, $until (call time, as in
--- `bodies`), $divisor (characters per token, default 4), $large_bytes (default 20480).
+-- `bodies`), $divisor (thresholds.chars_per_token), $large_bytes
+-- (thresholds.large_body_bytes), both bound from the settings.
 -- Choices: tokens and is_large are computed exactly as in bodies_by_lesson, so the rows of
 -- one lesson add up to its `bodies` line.
 with
@@ -25,8 +26,8 @@ sized as (
         reads.called_at,
         reads.transcript_file,
         reads.call_line,
-        ceil(reads.chars_delivered / coalesce($divisor, 4))::bigint as tokens,
-        coalesce(lessons.lesson_bytes, reads.body_bytes) > coalesce($large_bytes, 20480)
+        ceil(reads.chars_delivered / $divisor)::bigint as tokens,
+        coalesce(lessons.lesson_bytes, reads.body_bytes) > $large_bytes
             as is_large,
     from reads
     left join lessons using (base_path, lesson_id)

@@ -11,6 +11,7 @@ from lessons_analytics.cards import cards
 from lessons_analytics.cli import cli
 from lessons_analytics.commands.judge import cards_cmd
 from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.settings import Lint
 
 HIT = "- 2026-10-01 · what: SECRET-JOURNAL-TEXT · defect: bug"
 
@@ -38,7 +39,7 @@ def twelve(tmp_path: Path) -> Path:
     ],
 )
 def test_paging_arithmetic(twelve: Path, page: int, size: int, numbers: list, pages: int) -> None:
-    result = cards(twelve, page=page, page_size=size)
+    result = cards(twelve, page=page, page_size=size, lint=Lint())
     assert [c.number for c in result.cards] == numbers
     assert (result.total, result.pages, result.past_end) == (12, pages, False)
     ends_read = result.text.rstrip("\n").endswith("READ: cards 12 of 12")
@@ -46,13 +47,13 @@ def test_paging_arithmetic(twelve: Path, page: int, size: int, numbers: list, pa
 
 
 def test_middle_page_points_at_the_next(twelve: Path) -> None:
-    result = cards(twelve, page=2, page_size=5)
+    result = cards(twelve, page=2, page_size=5, lint=Lint())
     assert result.footer == "MORE: cards 6-10 of 12 shown; next: --page 3"
     assert "READ:" not in result.text
 
 
 def test_page_past_the_end(twelve: Path) -> None:
-    result = cards(twelve, page=4, page_size=5)
+    result = cards(twelve, page=4, page_size=5, lint=Lint())
     assert result.cards == [] and result.past_end
     assert (
         result.text == "page 4 is past the end: 12 cards on 3 page(s) of 5; nothing to read here\n"
@@ -61,18 +62,18 @@ def test_page_past_the_end(twelve: Path) -> None:
 
 def test_empty_base(tmp_path: Path) -> None:
     make_base(tmp_path, lessons=_lessons(range(1, 3), status="candidate"), index=index_text())
-    result = cards(tmp_path)
+    result = cards(tmp_path, lint=Lint())
     assert (result.total, result.pages, result.cards) == (0, 1, [])
     assert result.text == f"no active lessons in: {tmp_path / 'LESSONS'}\n\nREAD: cards 0 of 0\n"
-    assert cards(tmp_path, page=2).past_end
+    assert cards(tmp_path, page=2, lint=Lint()).past_end
 
 
 def test_no_base_and_bad_page(tmp_path: Path) -> None:
     with pytest.raises(BaseNotFound):
-        cards(tmp_path)
+        cards(tmp_path, lint=Lint())
     make_base(tmp_path, use_git=False)
     with pytest.raises(ValueError):
-        cards(tmp_path, page=0)
+        cards(tmp_path, page=0, lint=Lint())
 
 
 def test_card_is_verbatim_without_journal(tmp_path: Path) -> None:
@@ -82,13 +83,13 @@ def test_card_is_verbatim_without_journal(tmp_path: Path) -> None:
     )  # fmt: skip
     text = text.replace("trigger: [report, status]", "trigger:\n  - report\n  - status")
     make_base(tmp_path, lessons={"L-0001-x.md": text})
-    (card,) = cards(tmp_path).cards
+    (card,) = cards(tmp_path, lint=Lint()).cards
     assert card.text == (
         "id: L-0001\naddressee: all-agents\ntrigger:\n  - report\n  - status\n"
         'scope: "reporting state"\ntarget: "state reported without running the command"\n'
         "Rule: instead of guessing,\n  run `git status`."
     )
-    assert "SECRET-JOURNAL-TEXT" not in cards(tmp_path).text
+    assert "SECRET-JOURNAL-TEXT" not in cards(tmp_path, lint=Lint()).text
 
 
 def test_sub_project_base_comes_first(tmp_path: Path) -> None:
@@ -96,13 +97,14 @@ def test_sub_project_base_comes_first(tmp_path: Path) -> None:
     make_base(repo, lessons=_lessons(range(1, 3)))
     make_base(repo / "svc", lessons=_lessons(range(100, 102)), repo=repo)
     (repo / "svc" / "src").mkdir()
-    result = cards(repo / "svc" / "src", page_size=3)
+    result = cards(repo / "svc" / "src", page_size=3, lint=Lint())
     assert [c.lesson_id for c in result.cards] == ["L-0100", "L-0101", "L-0001"]
     assert result.cards[0].base == str((repo / "svc" / "LESSONS").resolve())
-    last = cards(repo / "svc" / "src", page=2, page_size=3)
+    last = cards(repo / "svc" / "src", page=2, page_size=3, lint=Lint())
     assert [c.lesson_id for c in last.cards] == ["L-0002"]
     assert last.text.endswith("READ: cards 4 of 4\n")
-    assert [c.lesson_id for c in cards(repo).cards] == ["L-0001", "L-0002"]  # repo base only
+    # repo base only
+    assert [c.lesson_id for c in cards(repo, lint=Lint()).cards] == ["L-0001", "L-0002"]
 
 
 def test_cards_cmd(twelve: Path) -> None:

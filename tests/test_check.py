@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from lessons_analytics.check import check_base
 from lessons_analytics.cli import cli
 from lessons_analytics.commands.judge import check_cmd
+from lessons_analytics.settings import Thresholds
 
 LESSONS = {
     "L-0001-report.md": lesson_text("L-0001"),
@@ -25,17 +26,17 @@ def _base(tmp_path: Path, index: str | None, lessons: dict[str, str] | None = No
 
 
 def _rules(base: Path, config: dict | None = None) -> list[tuple[str, int]]:
-    return [(f.rule, f.line) for f in check_base(base, config)]
+    return [(f.rule, f.line) for f in check_base(base, Thresholds(**(config or {})))]
 
 
 def test_clean_base_passes(tmp_path: Path) -> None:
     base = _base(tmp_path, index_text(active=["L-0001"], candidates=["L-0002"]))
-    assert check_base(base) == []
+    assert check_base(base, Thresholds()) == []
 
 
 def test_clean_base_outside_git_passes(tmp_path: Path) -> None:
     base = make_base(tmp_path, lessons=LESSONS, index=index_text(["L-0001"]), use_git=False)
-    assert check_base(base) == []
+    assert check_base(base, Thresholds()) == []
 
 
 def test_index_missing(tmp_path: Path) -> None:
@@ -74,7 +75,7 @@ def test_active_heading_missing_and_russian(tmp_path: Path) -> None:
 )
 def test_no_quarantine_fails(tmp_path: Path, tail: str) -> None:
     index = index_text(["L-0001"], ["L-0002"], tail=tail)
-    failures = check_base(_base(tmp_path, index))
+    failures = check_base(_base(tmp_path, index), Thresholds())
     assert [f.rule for f in failures] == ["no-quarantine"]
     assert "QUARANTINE.md" in failures[0].message
 
@@ -104,7 +105,9 @@ def test_index_size_is_configurable(tmp_path: Path) -> None:
 
 def test_active_without_row(tmp_path: Path) -> None:
     # L-0001 is active but only listed as a candidate; L-0002 (candidate) needs no row.
-    failures = check_base(_base(tmp_path, index_text(active=[], candidates=["L-0001"])))
+    failures = check_base(
+        _base(tmp_path, index_text(active=[], candidates=["L-0001"])), Thresholds()
+    )
     assert [(f.rule, f.line) for f in failures] == [("active-without-row", 4)]
     assert "L-0001" in failures[0].message and failures[0].file.endswith("INDEX.md")
 
@@ -136,7 +139,7 @@ def test_marker_position(tmp_path: Path) -> None:
 
 def test_failure_str_is_file_line_rule_message(tmp_path: Path) -> None:
     base = _base(tmp_path, index_text(["L-0001", "L-0009"], ["L-0002"]))
-    (failure,) = check_base(base)
+    (failure,) = check_base(base, Thresholds())
     assert str(failure) == f"{base / 'INDEX.md'}:8: row-without-file: {ROW_9}"
 
 

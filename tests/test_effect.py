@@ -25,6 +25,9 @@ from lessons_analytics.effect import (
 )
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters
+from lessons_analytics.settings import Thresholds
+
+THRESHOLDS = Thresholds()  # the defaults
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +49,8 @@ def con(world: tuple[es.EffectScenario, Path]) -> duckdb.DuckDBPyConnection:
 
 @pytest.fixture()
 def effects(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
-    return {row["lesson_id"]: row for row in lesson_effects(con, Filters()).to_dicts()}
+    rows = lesson_effects(con, Filters(), Thresholds()).to_dicts()
+    return {row["lesson_id"]: row for row in rows}
 
 
 def _at(text: str) -> datetime:
@@ -143,7 +147,7 @@ def test_retire_window(effects: dict[str, dict[str, Any]]) -> None:
 
 
 def test_interventions_group_close_changes(con: duckdb.DuckDBPyConnection) -> None:
-    rows = interventions(con, Filters()).to_dicts()
+    rows = interventions(con, Filters(), Thresholds()).to_dicts()
     by_time = [(r["committed_at"], r["kinds"], r["group_id"], r["confounded"]) for r in rows]
     assert by_time == [
         (_at(es.C0), ["promote", "prompt"], 1, False),  # L-0005 born active, hook added
@@ -177,7 +181,7 @@ def test_document_and_cli(world: tuple[es.EffectScenario, Path]) -> None:
 
 
 def test_base_filter(con: duckdb.DuckDBPyConnection) -> None:
-    doc = effect_document(con, Filters(("/nowhere/LESSONS",)))
+    doc = effect_document(con, Filters(("/nowhere/LESSONS",)), Thresholds())
     assert doc["bases"] == [] and doc["totals"]["lessons"] == 0
 
 
@@ -263,8 +267,8 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
     con = warehouse.connect(db, read_only=True)
     try:
-        rows = lesson_effects(con, Filters()).to_dicts()
-        changes = interventions(con, Filters()).to_dicts()
+        rows = lesson_effects(con, Filters(), Thresholds()).to_dicts()
+        changes = interventions(con, Filters(), Thresholds()).to_dicts()
         window = {**Filters().params(), "window_sessions": 20}
         sessions = metrics.query(con, "effect_intervention_sessions", **window)
     finally:
@@ -341,7 +345,6 @@ def _row(**over: Any) -> dict[str, Any]:
 
 
 def test_verdict_costs_more_than_it_saves() -> None:
-    from lessons_analytics.config import THRESHOLDS
     from lessons_analytics.effect import verdict
 
     # at most 2 hits a week avoided, worth 2 * 0.5 h: a 1.5 h ritual costs more
@@ -358,7 +361,6 @@ def test_verdict_costs_more_than_it_saves() -> None:
 
 
 def test_verdict_needs_the_sessions_the_test_needs() -> None:
-    from lessons_analytics.config import THRESHOLDS
     from lessons_analytics.effect import verdict
 
     # 20 of 23 sessions: even with 10 unrecalled hits, no diagnosis yet

@@ -12,6 +12,9 @@ from scenario import S1, S2, S4, S5, S6, S7
 
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.ingestion import ingest
+from lessons_analytics.settings import Thresholds
+
+T = Thresholds()  # the defaults
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +109,8 @@ def test_hits(con: duckdb.DuckDBPyConnection, world: tuple[scenario.Scenario, Pa
 
 def test_bodies(con: duckdb.DuckDBPyConnection, world: tuple[scenario.Scenario, Path]) -> None:
     built = world[0]
-    b = _base(metrics.bodies_document(con, metrics.Filters()), world)
+    doc = metrics.bodies_document(con, metrics.Filters(), T.chars_per_token, T.large_body_bytes)
+    b = _base(doc, world)
     read1 = len(scenario.numbered(built.lesson1))
     read4 = len(scenario.numbered(built.lesson1, 1, "\t"))
     read5 = len(built.lesson2)
@@ -121,7 +125,7 @@ def test_bodies(con: duckdb.DuckDBPyConnection, world: tuple[scenario.Scenario, 
 
 
 def test_ritual_cost(con: duckdb.DuckDBPyConnection) -> None:
-    doc = metrics.cost_document(con, metrics.Filters(), pattern="^make test")
+    doc = metrics.cost_document(con, metrics.Filters(), pattern="^make test", gap_cap_s=T.gap_cap_s)
     (r,) = doc["rituals"]
     assert (r["calls"], r["untimed_calls"]) == (3, 1)
     assert r["total_hours"] == pytest.approx(420 / 3600)  # 120 s + Codex's recorded 300 s
@@ -135,7 +139,7 @@ def test_ritual_cost(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_lesson_ritual(con: duckdb.DuckDBPyConnection) -> None:
-    doc = metrics.cost_document(con, metrics.Filters(), lesson="L-0001")
+    doc = metrics.cost_document(con, metrics.Filters(), lesson="L-0001", gap_cap_s=T.gap_cap_s)
     (r,) = doc["rituals"]
     assert r["lesson"] == "L-0001" and r["pattern"] == "^make test" and r["calls"] == 3
 
@@ -181,7 +185,8 @@ def test_share_of_active_time(
         "S7": [line["timestamp"] for line in s["S7"].lines],
     }
     active = sum(_active_seconds(stamps) for stamps in per_session.values())
-    (r,) = metrics.cost_document(con, metrics.Filters(), pattern="^make test")["rituals"]
+    doc = metrics.cost_document(con, metrics.Filters(), pattern="^make test", gap_cap_s=300)
+    (r,) = doc["rituals"]
     # inside the calls: S5's 10:50 -> 10:52 gap (120 s) and S7's 09:10:00 -> 09:10:10 (10 s,
     # though Codex recorded 300 s, which total_hours keeps: 120 + 300 = 420 s)
     assert r["total_hours"] == pytest.approx(420 / 3600)

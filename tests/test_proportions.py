@@ -66,10 +66,11 @@ def test_sessions_for_halving_matches_statsmodels(rate: float) -> None:
     h = proportion_effectsize(rate, rate / 2)
     # ratio=0: one sample, the rate before taken as known
     n = NormalIndPower().solve_power(h, alpha=0.05, power=0.8, ratio=0, alternative="larger")
-    assert sessions_for_halving(rate) == math.ceil(n - 1e-9)
+    assert sessions_for_halving(rate, 0.05, 0.8) == math.ceil(n - 1e-9)
 
 
 def test_sessions_for_halving_by_hand() -> None:
     # rate 0.5: h = 2 asin(sqrt .5) - 2 asin(sqrt .25) = 0.52360; (2.48647 / h)^2 = 22.55
-    assert sessions_for_halving(0.5) == 23
-    assert sessions_for_halving(0.0) is None and sessions_for_halving(1.5) is None
+    assert sessions_for_halving(0.5, 0.05, 0.8) == 23
+    assert sessions_for_halving(0.0, 0.05, 0.8) is None
+    assert sessions_for_halving(1.5, 0.05, 0.8) is None

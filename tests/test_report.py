@@ -28,7 +28,10 @@ from lessons_analytics.report import (
     write_report,
 )
 from lessons_analytics.report.numbers import delta, fmt_delta, fmt_share
+from lessons_analytics.settings import Thresholds
 from lessons_analytics.weeks import shift_week
+
+T = Thresholds()  # the defaults
 
 WEEK = "2026-W48"
 
@@ -48,7 +51,7 @@ def report(demo: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) ->
     out = tmp_path_factory.mktemp("report") / WEEK
     con = warehouse.connect(db, read_only=True)
     try:
-        write_report(con, out, WEEK, as_of=date(2026, 11, 30))
+        write_report(con, out, WEEK, as_of=date(2026, 11, 30), thresholds=T)
     finally:
         con.close()
     return out
@@ -235,8 +238,10 @@ def test_data_json_equals_the_json_documents(demo: tuple[Path, Path], report: Pa
                 "coverage": metrics.coverage_document(con, f)["bases"][0],
                 "heads": metrics.heads_document(con, f)["bases"][0],
                 "hits": metrics.hits_document(con, f)["bases"][0],
-                "bodies": metrics.bodies_document(con, f)["bases"][0],
-                "cost": metrics.cost_document(con, f)["rituals"],
+                "bodies": metrics.bodies_document(
+                    con, f, T.chars_per_token, T.large_body_bytes
+                )["bases"][0],
+                "cost": metrics.cost_document(con, f, gap_cap_s=T.gap_cap_s)["rituals"],
             }
             for name, doc in expected.items():
                 _same(docs[name], orjson.loads(to_json(doc)), name)
@@ -304,7 +309,7 @@ def test_empty_week_says_so(demo: tuple[Path, Path], tmp_path: Path) -> None:
     _, db = demo
     con = warehouse.connect(db, read_only=True)
     try:
-        paths = write_report(con, tmp_path / "empty", "2025-W10")
+        paths = write_report(con, tmp_path / "empty", "2025-W10", thresholds=T)
     finally:
         con.close()
     md = paths.markdown.read_text()
@@ -319,8 +324,8 @@ def test_demo_report_is_reproducible_and_relative(demo: tuple[Path, Path], tmp_p
     root, db = demo
     con = warehouse.connect(db, read_only=True)
     try:
-        one = demo_report(con, root, date(2026, 11, 29), tmp_path / "one")
-        two = demo_report(con, root, date(2026, 11, 29), tmp_path / "two")
+        one = demo_report(con, root, date(2026, 11, 29), tmp_path / "one", thresholds=T)
+        two = demo_report(con, root, date(2026, 11, 29), tmp_path / "two", thresholds=T)
     finally:
         con.close()
     for path in (one.markdown, one.html, one.data):
@@ -374,7 +379,7 @@ def test_build_report_data_ladder_and_portfolio(demo: tuple[Path, Path]) -> None
     _, db = demo
     con = warehouse.connect(db, read_only=True)
     try:
-        data = build_report_data(con, WEEK)
+        data = build_report_data(con, WEEK, thresholds=T)
     finally:
         con.close()
     atlas = next(s for s in data["bases"] if s["name"] == "atlas")

@@ -37,6 +37,7 @@ from lessons_analytics.report import build_report_data, write_report
 from lessons_analytics.report.blocks import SMALL_NOTE
 from lessons_analytics.report.data import HEADLINES
 from lessons_analytics.report.numbers import GOOD_DIRECTION, fmt_delta, tone
+from lessons_analytics.settings import Thresholds
 
 WEEK = "2026-W46"
 # the prices are pinned so the payoffs below do not follow a change of their defaults
@@ -59,7 +60,11 @@ def written(world: tuple[scenario.Scenario, Path], tmp_path_factory: pytest.Temp
     con = warehouse.connect(db, read_only=True)
     try:
         return write_report(
-            con, tmp_path_factory.mktemp("out"), WEEK, as_of=date(2026, 11, 16), thresholds=T
+            con,
+            tmp_path_factory.mktemp("out"),
+            WEEK,
+            as_of=date(2026, 11, 16),
+            thresholds=Thresholds(**T),
         )
     finally:
         con.close()
@@ -248,7 +253,7 @@ def test_effect_and_actions_agree_on_verdicts(world) -> None:  # type: ignore[no
     _, db = world
     con = warehouse.connect(db, read_only=True)
     try:
-        data = build_report_data(con, WEEK, as_of=date(2026, 11, 16))  # default thresholds
+        data = build_report_data(con, WEEK, as_of=date(2026, 11, 16), thresholds=Thresholds())
     finally:
         con.close()
     s = data["bases"][0]
@@ -368,7 +373,7 @@ def test_lessons_sharing_a_ritual_share_one_action(tmp_path: Path) -> None:
     ingest(db, [built.projects, built.codex], [built.base])
     con = warehouse.connect(db, read_only=True)
     try:
-        data = build_report_data(con, WEEK, as_of=date(2026, 11, 16), thresholds=T)
+        data = build_report_data(con, WEEK, as_of=date(2026, 11, 16), thresholds=Thresholds(**T))
     finally:
         con.close()
     rituals = [a for a in data["bases"][0]["first"]["actions"] if a["kind"] == "drop-ritual"]

@@ -31,6 +31,7 @@ from lessons_analytics.retro import (
 from lessons_analytics.retro.detect import correction_family
 from lessons_analytics.retro.git import git_signals
 from lessons_analytics.retro.text import command_signature, error_class, error_line, quote
+from lessons_analytics.settings import settings_from
 
 DATA = Path(__file__).parent / "data" / "retro"
 REAL = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "real"
@@ -60,7 +61,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _app(db: Path, config: dict[str, Any] | None = None) -> AppContext:
-    return AppContext(db_path=db, config_path=None, quiet=True, config=config or {})
+    settings = settings_from({**(config or {}), "warehouse": str(db)}, "test")
+    return AppContext(settings=settings, quiet=True)
 
 
 # ---------------------------------------------------------------- quality on labelled cases

@@ -13,6 +13,7 @@ from poison_set import LEGIT, POISONED, lesson
 from lessons_analytics.cards import cards
 from lessons_analytics.cli import cli
 from lessons_analytics.lint import lint_base
+from lessons_analytics.settings import Lint
 
 MIN_PRECISION = 0.95
 MIN_RECALL = 0.95
@@ -21,7 +22,7 @@ MIN_RECALL = 0.95
 def _flagged(tmp_path: Path, cases: list[tuple[str, dict[str, str]]]) -> dict[str, bool]:
     lessons = {f"L-{n:04d}.md": lesson(f"L-{n:04d}", f) for n, (_, f) in enumerate(cases, 1)}
     base = make_base(tmp_path, lessons=lessons, index=index_text())
-    hit = {Path(f.file).name for f in lint_base(base) if f.rule == "poisoning"}
+    hit = {Path(f.file).name for f in lint_base(base, Lint()) if f.rule == "poisoning"}
     return {name: f"L-{n:04d}.md" in hit for n, (name, _) in enumerate(cases, 1)}
 
 
@@ -58,7 +59,7 @@ def test_cards_warn_on_a_flagged_card_and_still_quote_it(tmp_path: Path) -> None
     base = make_base(
         tmp_path / "proj", lessons={"L-0001.md": clean, "L-0002.md": bad}, index=index_text()
     )
-    page = cards(base.parent)
+    page = cards(base.parent, lint=Lint())
     first, second = page.cards
     assert not first.warnings
     assert second.warnings and "override" in second.warnings[0]

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from lessons_analytics import warehouse
 from lessons_analytics.cli import cli
 from lessons_analytics.ingestion import ingest
+from lessons_analytics.settings import Thresholds
 from lessons_analytics.stats import (
     BaseStats,
     Sign,
@@ -137,13 +138,14 @@ def stats_of(
     """The signs of ``base``; without ``con`` also from a warehouse that ingested only the
     base, which must give every sign the files give (the transcript signs aside: the files
     alone cannot weigh them)."""
-    stats = base_stats(base, as_of, thresholds, con)
+    t = Thresholds(**(thresholds or {}))
+    stats = base_stats(base, as_of, t, con)
     if con is None:
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "w.duckdb"
             ingest(db, [], [base])
             with duckdb.connect(str(db), read_only=True) as held:
-                stored = warehouse_stats(held, str(base.resolve()), as_of, thresholds)
+                stored = warehouse_stats(held, str(base.resolve()), as_of, t)
         assert stored.source == "warehouse" and stats.source == "files"
         kept = [s.as_dict() for s in stats.signs if s.name not in TRANSCRIPT_SIGNS]
         assert [s.as_dict() for s in stored.signs if s.name not in TRANSCRIPT_SIGNS] == kept
@@ -1054,12 +1056,13 @@ def test_unknown_threshold_is_an_error(tmp_path: Path) -> None:
     config.write_text("[thresholds]\nfat_bodie_bytes = 1\n")
     result = run("stats", str(base), "--json", db=tmp_path / "none.duckdb", config=config)
     assert result.exit_code == 1
-    assert "unknown threshold 'fat_bodie_bytes'" in result.stderr
+    assert "unknown key 'fat_bodie_bytes' in [thresholds]" in result.stderr
+    assert "did you mean fat_body_bytes?" in result.stderr
     assert result.stdout == ""
     config.write_text('[thresholds]\nfat_body_bytes = "big"\n')
     result = run("stats", str(base), db=tmp_path / "none.duckdb", config=config)
     assert result.exit_code == 1
-    assert "threshold fat_body_bytes must be a number" in result.stderr
+    assert "[thresholds] fat_body_bytes must be a whole number, not 'big'" in result.stderr
 
 
 def test_bad_as_of_and_missing_base(tmp_path: Path) -> None:

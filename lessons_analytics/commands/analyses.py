@@ -14,6 +14,7 @@ from lessons_analytics.documents import RecalledDocument
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 from lessons_analytics.redact import redact_frame
 from lessons_analytics.sandbox import run_user_sql
+from lessons_analytics.settings import query_params
 
 
 @click.command("heads")
@@ -72,8 +73,18 @@ def hits_cmd(
 
 @click.command("bodies")
 @filter_options
-@click.option("--divisor", default=4.0, show_default=True, help="Characters per token.")
-@click.option("--large-bytes", default=20480, show_default=True, help="A body above this is large.")
+@click.option(
+    "--divisor",
+    type=float,
+    default=None,
+    help="Characters per token (default: the setting thresholds.chars_per_token).",
+)
+@click.option(
+    "--large-bytes",
+    type=int,
+    default=None,
+    help="A body above this is large (default: the setting thresholds.large_body_bytes).",
+)
 @json_option
 @click.pass_obj
 def bodies_cmd(
@@ -81,17 +92,24 @@ def bodies_cmd(
     bases: tuple[Path, ...],
     since: str | None,
     until: str | None,
-    divisor: float,
-    large_bytes: int,
+    divisor: float | None,
+    large_bytes: int | None,
     as_json: bool,
 ) -> None:
     """Body-read token cost: what re-reading lesson bodies costs.
 
     Example: lessons-analytics bodies --large-bytes 16384 --json
     """
+    t = app.settings.with_overrides(
+        "command line",
+        thresholds__chars_per_token=divisor,
+        thresholds__large_body_bytes=large_bytes,
+    ).thresholds
     doc = analysis(
         app,
-        lambda con, chosen: metrics.bodies_document(con, chosen, divisor, large_bytes),
+        lambda con, chosen: metrics.bodies_document(
+            con, chosen, t.chars_per_token, t.large_body_bytes
+        ),
         bases,
         since,
         until,
@@ -107,7 +125,10 @@ def bodies_cmd(
 @click.option("--lesson", default=None, help="The ritual of this lesson.")
 @click.option("--rituals", is_flag=True, help="Every lesson that declares a ritual.")
 @click.option(
-    "--gap-cap", default=300.0, show_default=True, help="Seconds an idle gap counts at most."
+    "--gap-cap",
+    type=float,
+    default=None,
+    help="Seconds an idle gap counts at most (default: the setting thresholds.gap_cap_s).",
 )
 @filter_options
 @json_option
@@ -117,7 +138,7 @@ def cost_cmd(
     pattern: str | None,
     lesson: str | None,
     rituals: bool,
-    gap_cap: float,
+    gap_cap: float | None,
     bases: tuple[Path, ...],
     since: str | None,
     until: str | None,
@@ -129,9 +150,12 @@ def cost_cmd(
     """
     if sum([pattern is not None, lesson is not None, rituals]) != 1:
         raise click.UsageError("give exactly one of PATTERN, --lesson ID or --rituals")
+    cap = app.settings.with_overrides("command line", thresholds__gap_cap_s=gap_cap)
     doc = analysis(
         app,
-        lambda con, chosen: metrics.cost_document(con, chosen, pattern, lesson, gap_cap),
+        lambda con, chosen: metrics.cost_document(
+            con, chosen, pattern, lesson, gap_cap_s=cap.thresholds.gap_cap_s
+        ),
         bases,
         since,
         until,
@@ -267,7 +291,11 @@ def query_cmd(
             raise click.UsageError("give a query NAME (see `lessons-analytics query --list`)")
         _list_queries(as_json)
         return
-    bound: dict[str, Any] = {key: _param_value(value) for key, value in params}
+    # parameters that are settings (divisor, large_bytes, gap_cap_s) get the settings' values
+    bound: dict[str, Any] = {
+        **query_params(app.settings.thresholds),
+        **{key: _param_value(value) for key, value in params},
+    }
     if engine == "spark":
         if not contracts:
             raise click.UsageError("--engine spark reads --contract DIR (an export --parquet)")

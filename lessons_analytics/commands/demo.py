@@ -41,9 +41,13 @@ def demo_cmd(app: AppContext, out: Path) -> None:
     click.echo(tables.ingest_summary(report))
     con = warehouse.connect(db, read_only=True)
     try:
-        found = demo_findings(con, workspace.last_day + timedelta(days=1), workspace.bases)
+        found = demo_findings(
+            con, workspace.last_day + timedelta(days=1), workspace.bases, app.settings.thresholds
+        )
         click.echo(tables.demo(found))
-        paths = demo_report(con, workspace.root, workspace.last_day)
+        paths = demo_report(
+            con, workspace.root, workspace.last_day, thresholds=app.settings.thresholds
+        )
     finally:
         con.close()
     click.echo(f"\nreport: {paths.html}")

@@ -8,7 +8,6 @@ import click
 
 from lessons_analytics import tables
 from lessons_analytics.commands.common import analysis
-from lessons_analytics.config import load_config
 from lessons_analytics.effect import effect_document
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 
@@ -25,7 +24,7 @@ def effect_cmd(
 
     Example: lessons-analytics effect --base ~/src/app --json
     """
-    thresholds = load_config(app.config_path).thresholds
+    thresholds = app.settings.thresholds
     doc = analysis(
         app, lambda con, chosen: effect_document(con, chosen, thresholds), bases, since, until
     )

@@ -97,7 +97,7 @@ def export_cmd(
 def _parquet(app: AppContext, out: Path, machine: str | None) -> dict[str, Any]:
     from lessons_analytics.exchange import export_parquet, machine_name
 
-    name = machine_name({"machine": machine} if machine else app.config)
+    name = machine_name(machine or app.settings.machine)
     return export_parquet(app.db_path, out, name).document()
 
 

@@ -12,7 +12,6 @@ import click
 from lessons_analytics import tables, unchanged
 from lessons_analytics.bases import resolve_base
 from lessons_analytics.options import AppContext, echo_json, json_option, warn
-from lessons_analytics.paths import default_sources
 from lessons_analytics.unchanged import IngestReport
 
 
@@ -45,14 +44,16 @@ def ingest_cmd(
 ) -> None:
     """Load transcripts into the warehouse, incrementally.
 
-    Default PATHS: ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects) and ~/.codex/sessions.
+    Default PATHS: the setting `sources`, else ~/.claude/projects (or
+    $CLAUDE_CONFIG_DIR/projects) and ~/.codex/sessions. Bases: the setting `bases` and --base.
 
     Example: lessons-analytics ingest ~/.claude/projects --base ~/src/app/LESSONS
     """
     if parquet_dirs:
         _ingest_parquet(app, list(parquet_dirs), as_json)
         return
-    sources = list(paths) or [p for p in default_sources() if p.exists()]
+    sources = list(paths) or app.settings.sources_or_default()
+    bases = (*app.settings.paths.bases, *bases)
     for base in bases:  # a typo in --base fails before anything is loaded
         resolve_base(base)
     show = not (app.quiet or as_json) and sys.stderr.isatty()

@@ -1,14 +1,14 @@
 """The judge's commands that read a base from its files alone: ``check``, ``lint``, ``cards``.
 
-The lead adds them to the group in ``cli.py``. Settings come from the config file's
-``[check]`` and ``[lint]`` tables when the group put an ``AppContext`` on the context.
+Settings come from the ``AppContext`` the group put on the context: ``check`` reads
+``[thresholds] active_heading_max_line`` and ``index_max_bytes`` (the keys of the stats
+``index-layout`` sign), ``lint`` and ``cards`` read ``[lint]``.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -20,6 +20,7 @@ from lessons_analytics.commands.common import base_paths
 from lessons_analytics.documents import CardsDocument, CheckDocument, LintBase, LintDocument
 from lessons_analytics.lint import Finding, lint_base
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
+from lessons_analytics.settings import Settings
 
 _BASE = click.argument("base", required=False, type=click.Path(path_type=Path))
 
@@ -36,10 +37,9 @@ def _bases(base: Path | None, bases: tuple[Path, ...]) -> list[Path]:
     return discover_bases(Path.cwd()) or [resolve_base(Path.cwd())]
 
 
-def _config(ctx: click.Context, section: str) -> dict[str, Any]:
+def _settings(ctx: click.Context) -> Settings:
     app = ctx.find_object(AppContext)
-    value = app.config.get(section) if app is not None else None
-    return value if isinstance(value, dict) else {}
+    return app.settings if app is not None else Settings()
 
 
 def _note(ctx: click.Context, message: str) -> None:
@@ -60,7 +60,7 @@ def check_cmd(
 
     Example: lessons-analytics check path/to/project
     """
-    results = [(b, check_base(b, _config(ctx, "check"))) for b in _bases(base, bases)]
+    results = [(b, check_base(b, _settings(ctx).thresholds)) for b in _bases(base, bases)]
     if as_json:
         doc: CheckDocument = {
             "schema": "lessons-analytics/check/1", "generated_at": _generated_at(),
@@ -88,7 +88,7 @@ def lint_cmd(
 
     Example: lessons-analytics lint path/to/project/LESSONS
     """
-    results = [(b, lint_base(b, _config(ctx, "lint"))) for b in _bases(base, bases)]
+    results = [(b, lint_base(b, _settings(ctx).lint)) for b in _bases(base, bases)]
     if as_json:
         doc: LintDocument = {
             "schema": "lessons-analytics/lint/1", "generated_at": _generated_at(),
@@ -127,15 +127,21 @@ def _lint_entry(base: Path, findings: list[Finding]) -> LintBase:
 @click.option("--page", default=1, show_default=True, type=click.IntRange(min=1))
 @click.option("--page-size", default=10, show_default=True, type=click.IntRange(min=1))
 @json_option
+@click.pass_context
 def cards_cmd(
-    base: Path | None, base_opt: Path | None, page: int, page_size: int, as_json: bool
+    ctx: click.Context,
+    base: Path | None,
+    base_opt: Path | None,
+    page: int,
+    page_size: int,
+    as_json: bool,
 ) -> None:
     """Active lessons in pages for a scout; the last page ends with READ: cards N of N.
 
     Example: lessons-analytics cards path/to/project/sub --page 2
     """
     given = base_paths(base, (base_opt,) if base_opt is not None else ())
-    result = cards(given[0] if given else Path.cwd(), page, page_size)
+    result = cards(given[0] if given else Path.cwd(), page, page_size, lint=_settings(ctx).lint)
     if not as_json:
         click.echo(result.text, nl=False)
         return

@@ -6,10 +6,8 @@ from pathlib import Path
 
 import click
 
-from lessons_analytics.config import load_config
 from lessons_analytics.nightly import run_nightly
 from lessons_analytics.options import AppContext, echo_json, json_option
-from lessons_analytics.paths import default_sources
 
 
 @click.command("nightly")
@@ -61,16 +59,15 @@ def nightly_cmd(
 
     Example (cron, 03:15 every night): 15 3 * * * lessons-analytics --quiet nightly
     """
-    config = load_config(app.config_path)
-    config.bases = [*config.bases, *bases]
-    given = [*paths, *sources]
-    chosen = given or config.sources or [p for p in default_sources() if p.exists()]
+    settings = app.settings.with_overrides(
+        "command line",
+        sources=[*paths, *sources] or None,
+        bases=[*app.settings.paths.bases, *bases] if bases else None,
+        report_dir=report_dir,
+        mark=mark,
+    )
     result = run_nightly(
-        config,
-        app.db_path,
-        chosen,
-        report_dir or config.report_dir or Path("reports"),
-        mark=config.mark if mark is None else mark,
+        settings,
         wait=wait,
         log=(lambda line: None) if app.quiet else (lambda line: click.echo(line, err=True)),
     )

@@ -9,7 +9,6 @@ import click
 
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.commands.common import NO_BASE
-from lessons_analytics.config import load_config
 from lessons_analytics.documents import ReportDocument
 from lessons_analytics.options import AppContext, base_option, echo_json, warn
 from lessons_analytics.report import last_complete_week, parse_week, write_report
@@ -37,7 +36,7 @@ def _week(value: str | None) -> str:
     "out_dir",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="Output folder (default: reports/<week>/).",
+    help="Output folder (default: <report_dir>/<week>/, report_dir from the settings).",
 )
 @base_option
 @click.option(
@@ -67,13 +66,20 @@ def report_cmd(
         day = date.fromisoformat(as_of) if as_of else None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--as-of") from exc
-    thresholds = load_config(app.config_path).thresholds
+    thresholds = app.settings.thresholds
     con = warehouse.connect(app.db_path, read_only=True)
     try:
         chosen_bases = list(metrics.filter_bases(con, bases)) or None
         if not metrics.has_bases(con):
             warn(NO_BASE, app)
-        paths = write_report(con, out_dir, chosen, chosen_bases, day, thresholds=thresholds)
+        paths = write_report(
+            con,
+            out_dir or app.settings.paths.report_dir / chosen,
+            chosen,
+            chosen_bases,
+            day,
+            thresholds=thresholds,
+        )
     finally:
         con.close()
     if as_json:

@@ -11,17 +11,12 @@ from lessons_analytics import warehouse
 from lessons_analytics.bases import resolve_base
 from lessons_analytics.commands.common import when
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option, since_option
-from lessons_analytics.retro import RetroResult, collect, load_patterns, write_retro
+from lessons_analytics.retro import RetroResult, collect, write_retro
 
 
 def default_out(app: AppContext, today: datetime) -> Path:
-    """``<report_dir>/retro/<date>`` when the config names a report dir, else
-    ``reports/retro/<date>``."""
-    report_dir = app.config.get("report_dir")
-    root = Path(str(report_dir)).expanduser() if report_dir else Path("reports")
-    if app.config_path is not None and not root.is_absolute() and report_dir:
-        root = app.config_path.parent / root
-    return root / "retro" / f"{today:%Y-%m-%d}"
+    """``<report_dir>/retro/<date>``, report_dir from the settings."""
+    return app.settings.paths.report_dir / "retro" / f"{today:%Y-%m-%d}"
 
 
 def run_retro(
@@ -30,7 +25,7 @@ def run_retro(
     start = when(since, "--since")
     # retro reads the base files themselves: a base must be on disk
     chosen = [str(resolve_base(path)) for path in bases]
-    patterns = load_patterns(app.config.get("retro"))
+    patterns = app.settings.retro.patterns()
     con = warehouse.connect(app.db_path, read_only=True)
     try:
         return collect(con, repos=list(repos), since=start, bases=chosen, patterns=patterns)
@@ -44,7 +39,7 @@ def run_retro(
     "out",
     type=click.Path(path_type=Path),
     default=None,
-    help="Output folder (default reports/retro/<date>/).",
+    help="Output folder (default <report_dir>/retro/<date>/, report_dir from the settings).",
 )
 @since_option
 @base_option

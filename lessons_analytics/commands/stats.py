@@ -10,7 +10,6 @@ import click
 from lessons_analytics import tables, warehouse
 from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.commands.common import base_paths
-from lessons_analytics.config import load_config
 from lessons_analytics.documents import StatsDocument
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.metrics import generated_at, schema
@@ -29,10 +28,9 @@ def _targets(given: tuple[Path, ...]) -> list[Path]:
 
 def compute(app: AppContext, targets: list[Path], as_of: date) -> list[BaseStats]:
     """Signs of every target; the warehouse (if there is one) supplies transcript signs."""
-    config = load_config(app.config_path)
     con = warehouse.connect(app.db_path, read_only=True) if app.db_path.exists() else None
     try:
-        return [base_stats(base, as_of, config.thresholds, con) for base in targets]
+        return [base_stats(base, as_of, app.settings.thresholds, con) for base in targets]
     finally:
         if con is not None:
             con.close()

@@ -16,6 +16,7 @@ from lessons_analytics.documents import (
     HeadsDocument,
     HitsDocument,
 )
+from lessons_analytics.settings import Thresholds
 from lessons_analytics.stats import BaseStats, base_stats
 
 
@@ -29,15 +30,19 @@ class DemoFindings:
     stats: list[BaseStats]
 
 
-def demo_findings(con: duckdb.DuckDBPyConnection, as_of: date, bases: list[Path]) -> DemoFindings:
+def demo_findings(
+    con: duckdb.DuckDBPyConnection, as_of: date, bases: list[Path], thresholds: Thresholds
+) -> DemoFindings:
     """The documents of heads, coverage, hits, bodies and cost over everything, and the
-    sleep signs of each base at `as_of`."""
+    sleep signs of each base at `as_of`, under ``thresholds``."""
     everything = metrics.Filters()
     return DemoFindings(
         heads=metrics.heads_document(con, everything),
         coverage=metrics.coverage_document(con, everything),
         hits=metrics.hits_document(con, everything),
-        bodies=metrics.bodies_document(con, everything),
-        cost=metrics.cost_document(con, everything),
-        stats=[base_stats(base, as_of, None, con) for base in bases],
+        bodies=metrics.bodies_document(
+            con, everything, thresholds.chars_per_token, thresholds.large_body_bytes
+        ),
+        cost=metrics.cost_document(con, everything, gap_cap_s=thresholds.gap_cap_s),
+        stats=[base_stats(base, as_of, thresholds, con) for base in bases],
     )

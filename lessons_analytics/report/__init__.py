@@ -27,6 +27,7 @@ from lessons_analytics.report.data import Window, build_report_data
 from lessons_analytics.report.layout import build_layout
 from lessons_analytics.report.numbers import share
 from lessons_analytics.report.render import to_html, to_markdown
+from lessons_analytics.settings import Thresholds
 from lessons_analytics.weeks import last_complete_week, parse_week, week_bounds
 
 __all__ = [
@@ -96,7 +97,7 @@ def write_report(
     bases: Sequence[str | Path] | None = None,
     as_of: date | None = None,
     *,
-    thresholds: dict[str, float] | None = None,
+    thresholds: Thresholds,
     generated_at: datetime | None = None,
     relative_to: Path | None = None,
 ) -> ReportPaths:
@@ -107,7 +108,9 @@ def write_report(
     parse_week(week)
     directory = Path(out_dir) if out_dir is not None else Path("reports") / week
     wanted = [str(b) for b in bases] if bases else None
-    data = build_report_data(con, week, wanted, as_of, thresholds, generated_at)
+    data = build_report_data(
+        con, week, wanted, as_of, thresholds=thresholds, generated_at=generated_at
+    )
     if relative_to is not None:
         data = _relative(data, str(Path(relative_to)))
     # Redacted once, here, for every output: data.json, report.md and report.html all come
@@ -137,7 +140,12 @@ def write_report(
 
 
 def demo_report(
-    con: duckdb.DuckDBPyConnection, root: Path, last_day: date, out_dir: Path | None = None
+    con: duckdb.DuckDBPyConnection,
+    root: Path,
+    last_day: date,
+    out_dir: Path | None = None,
+    *,
+    thresholds: Thresholds,
 ) -> ReportPaths:
     """The report of the demo's last week (2026-W48), paths shown relative to the demo root
     and ``generated_at`` pinned to the day after the demo ends, so that it is reproducible."""
@@ -149,6 +157,7 @@ def demo_report(
         out_dir if out_dir is not None else Path(root) / "reports" / week,
         week,
         as_of=as_of,
+        thresholds=thresholds,
         generated_at=datetime.combine(as_of, time(), UTC),
         relative_to=Path(root),
     )

@@ -54,6 +54,7 @@ from lessons_analytics import metrics
 from lessons_analytics.documents import RitualCost
 from lessons_analytics.markup import lit, lit_code
 from lessons_analytics.report import evidence
+from lessons_analytics.settings import Thresholds
 
 MAX_ACTIONS = 5
 # verdicts that settle a lesson: no structure or trigger action, whatever its recall split
@@ -62,7 +63,7 @@ KINDS = ("restructure-index", "build-structure", "fix-triggers", "drop-ritual", 
          "decide-candidates")  # fmt: skip
 
 
-def _rates(t: dict[str, float], weeks: int) -> dict[str, Any]:
+def _rates(t: Thresholds, weeks: int) -> dict[str, Any]:
     return {
         "weeks": weeks,
         "hours_per_hit": float(t["hours_per_hit"]),
@@ -75,7 +76,7 @@ def base_actions(
     con: duckdb.DuckDBPyConnection,
     trend: metrics.Filters,
     weeks: int,
-    t: dict[str, float],
+    t: Thresholds,
     signs: dict[str, Any],
     verdicts: dict[str, str] | None = None,
 ) -> dict[str, Any]:
@@ -141,7 +142,7 @@ def _index(
 
 
 def _lessons(
-    found: pl.DataFrame, rates: dict[str, Any], t: dict[str, float], verdicts: dict[str, str]
+    found: pl.DataFrame, rates: dict[str, Any], t: Thresholds, verdicts: dict[str, str]
 ) -> list[dict[str, Any]]:
     out = []
     active = found.filter(pl.col("lesson_status") == "active")
@@ -181,7 +182,7 @@ def _rituals(
     con: duckdb.DuckDBPyConnection,
     trend: metrics.Filters,
     rates: dict[str, Any],
-    t: dict[str, float],
+    t: Thresholds,
     verdicts: dict[str, str],
 ) -> list[dict[str, Any]]:
     """One action per ritual pattern: lessons that declare the same ritual share its calls,
@@ -211,7 +212,7 @@ def _rituals(
 
 def _bodies(
     con: duckdb.DuckDBPyConnection, trend: metrics.Filters, rates: dict[str, Any],
-    t: dict[str, float],
+    t: Thresholds,
 ) -> list[dict[str, Any]]:  # fmt: skip
     reads = evidence.body_reads(con, trend, t)
     out = []

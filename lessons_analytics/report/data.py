@@ -19,11 +19,11 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
-from lessons_analytics.config import THRESHOLDS
 from lessons_analytics.redact import redact
 from lessons_analytics.report import actions, evidence, history
 from lessons_analytics.report.effect_section import effect_rows, intervention_rows
 from lessons_analytics.report.numbers import delta, share
+from lessons_analytics.settings import Thresholds
 from lessons_analytics.stats import warehouse_stats
 from lessons_analytics.weeks import shift_week, week_bounds, week_of
 
@@ -65,13 +65,14 @@ def build_report_data(
     week: str,
     bases: list[str] | None = None,
     as_of: date | None = None,
-    thresholds: dict[str, float] | None = None,
+    *,
+    thresholds: Thresholds,
     generated_at: datetime | None = None,
 ) -> dict[str, Any]:
     """The whole report as one JSON-ready dict (datetimes still datetimes)."""
     first = metrics.query(con, "first_session")["first_started_at"][0]
     win = Window.of(week, data_since=first.astimezone(UTC).date() if first is not None else None)
-    t = {**THRESHOLDS, **(thresholds or {})}
+    t = thresholds
     day = as_of or win.until.date()
     rows = metrics.query(con, "bases", bases=bases or None).to_dicts()
     names = display_names([r["project_dir"] or r["base_path"] for r in rows])
@@ -89,7 +90,7 @@ def build_report_data(
         "as_of": day.isoformat(),
         "generated_at": (generated_at or datetime.now(UTC)).isoformat(timespec="seconds"),
         "has_data": any(s["has_data"] for s in sections),
-        "thresholds": {"direction_only_below": 15, **t},
+        "thresholds": {"direction_only_below": 15, **dict(t)},
         "bases": sections,
         "portfolio": _portfolio(con, sections),
     }
@@ -111,7 +112,7 @@ def _only(doc: Mapping[str, Any], key: str = "bases") -> dict[str, Any]:
 
 
 def _documents(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> dict[str, Any]:
     return {
         "heads": _only(metrics.heads_document(con, filters)),
@@ -130,7 +131,7 @@ def _base_section(
     name: str,
     win: Window,
     as_of: date,
-    t: dict[str, float],
+    t: Thresholds,
 ) -> dict[str, Any]:
     week = metrics.Filters((base,), win.since, win.until)
     previous = metrics.Filters((base,), win.previous_since, win.since)
@@ -154,7 +155,7 @@ def _base_section(
         "headline": headline(docs, before),
         "evidence": evidence.headline_evidence(con, week, t, docs["cost"]),
         "documents": docs,
-        "trend": _trend(con, trend, win),
+        "trend": _trend(con, trend, win, t),
         "signs": signs,
         "ladder": ladder(con, base, win, t),
         "life": {
@@ -271,7 +272,9 @@ def _rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return frame.drop("base_path", strict=False).to_dicts()
 
 
-def _trend(con: duckdb.DuckDBPyConnection, filters: metrics.Filters, win: Window) -> dict[str, Any]:
+def _trend(
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, win: Window, t: Thresholds
+) -> dict[str, Any]:
     hits = metrics.hits_list(con, filters)
     by_week = (
         hits.group_by("week", "recall").agg(pl.len().alias("hits")).sort("week", "recall")
@@ -287,12 +290,12 @@ def _trend(con: duckdb.DuckDBPyConnection, filters: metrics.Filters, win: Window
         "heads_histogram": _rows(metrics.heads_histogram(con, filters)),
         "active_heading_line": _active_line(con, filters.bases[0], win.until),
         "bodies_by_week": _rows(
-            metrics.bodies_by_week(con, filters)
+            metrics.bodies_by_week(con, filters, divisor=t["chars_per_token"])
             .group_by("week")
             .agg(pl.col("reads").sum(), pl.col("tokens").sum())
             .sort("week")
         ),
-        "rituals": metrics.cost_document(con, filters)["rituals"],
+        "rituals": metrics.cost_document(con, filters, gap_cap_s=t["gap_cap_s"])["rituals"],
     }
 
 
@@ -305,14 +308,14 @@ def _active_line(con: duckdb.DuckDBPyConnection, base: str, until: datetime) -> 
 
 
 def _signs(
-    con: duckdb.DuckDBPyConnection, base: str, as_of: date, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, base: str, as_of: date, t: Thresholds
 ) -> dict[str, Any]:
     # from the warehouse alone: the report of a week does not depend on the files today
     return {"available": True, **warehouse_stats(con, base, as_of, t).as_dict()}
 
 
 def ladder(
-    con: duckdb.DuckDBPyConnection, base: str, win: Window, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, base: str, win: Window, t: Thresholds
 ) -> list[dict[str, Any]]:
     """Lessons that keep failing although recalled (hits up to the end of the week), the
     most recalled failures first: prose is not holding, they need structure."""

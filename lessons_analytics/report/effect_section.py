@@ -23,6 +23,7 @@ from lessons_analytics.report import evidence
 from lessons_analytics.report.blocks import Details, evidence_block
 from lessons_analytics.report.layout import Heading, Layout, Para, Table, slug
 from lessons_analytics.report.numbers import DIRECTION_ONLY_BELOW, GOOD_DIRECTION, SMALL
+from lessons_analytics.settings import Thresholds
 
 # verdict -> what the reader does about it (the action it feeds, when there is one)
 VERDICT_ORDER = ("not holding", "not surfaced", "costs more than it saves", "retire candidate",
@@ -38,7 +39,7 @@ KEEP = ("lesson_id", "status", "activated_at", "activation_source", "exposed_bef
 
 
 def effect_rows(
-    con: duckdb.DuckDBPyConnection, base: str, until: datetime, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, base: str, until: datetime, t: Thresholds
 ) -> list[dict[str, Any]]:
     """The effect of every lesson of ``base`` up to ``until``, with the hit sessions behind
     it, worst verdict first."""
@@ -202,7 +203,7 @@ CHANGE_NUMERATORS = {"coverage": "recalled", "blind_share": "blind", "hit_rate":
 
 
 def intervention_rows(
-    con: duckdb.DuckDBPyConnection, base: str, until: datetime, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, base: str, until: datetime, t: Thresholds
 ) -> list[dict[str, Any]]:
     """Each group of changes to ``base`` up to ``until`` (commits closer than the window
     form one group and share its numbers), newest first."""

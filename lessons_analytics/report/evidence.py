@@ -18,6 +18,7 @@ import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.redact import redact
+from lessons_analytics.settings import Thresholds
 
 EVIDENCE_MAX = 200  # items kept per list in data.json; the count stays exact
 
@@ -179,7 +180,7 @@ def hit_list(frame: pl.DataFrame, recall: tuple[str, ...] | None = None) -> dict
 
 
 def body_reads(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: dict[str, float]
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> pl.DataFrame:
     return metrics.query(
         con,
@@ -241,7 +242,7 @@ def merge(*lists: dict[str, Any]) -> dict[str, Any]:
 def headline_evidence(
     con: duckdb.DuckDBPyConnection,
     filters: metrics.Filters,
-    t: dict[str, float],
+    t: Thresholds,
     rituals: list[dict[str, Any]],
 ) -> dict[str, dict[str, Any]]:
     """The evidence of each headline number (``data.HEADLINES`` keys and ``ritual_hours``)

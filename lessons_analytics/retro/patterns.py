@@ -222,7 +222,10 @@ def load_patterns(table: dict[str, Any] | None = None) -> Patterns:
     table = dict(table or {})
     unknown = set(table) - _KNOWN
     if unknown:
-        raise ConfigError(f"[retro]: unknown key(s) {', '.join(sorted(unknown))}")
+        raise ConfigError(
+            f"[retro]: unknown key(s) {', '.join(sorted(unknown))}"
+            f" (valid: {', '.join(sorted(_KNOWN))})"
+        )
     families = {name: list(items) for name, items in CORRECTIONS.items()}
     for name, items in (table.get("corrections") or {}).items():
         families[name] = _strings(items, f"corrections.{name}")

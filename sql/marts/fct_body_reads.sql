@@ -9,8 +9,9 @@
 -- path: its length is where the transcripts live, not the lesson, and the same read costs
 -- the same on every machine (saved_path_chars; the parser keeps that whole line in the
 -- result's head). body_bytes: size of the last committed version at or before the read
--- (the current file when none). tokens_est = ceil(chars / 4) and large = body over 20480
--- bytes are the defaults; queries/bodies.sql takes both as parameters.
+-- (the current file when none). Tokens and "large" are not stored: they depend on the
+-- settings thresholds.chars_per_token and thresholds.large_body_bytes, which the queries
+-- (queries/bodies*.sql) take as bound parameters, so a settings change needs no rebuild.
 with
 
 reads as (

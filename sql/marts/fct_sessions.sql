@@ -3,8 +3,12 @@
 -- key: session_id
 -- incremental: session_id (rows depend on their own session only)
 -- active_seconds: the sum of the gaps between consecutive timestamped events of the session
--- (all its runs together), each gap capped at 300 s (the default cap; queries/cost.sql can
--- recompute it with another cap).
+-- (all its runs together), each gap capped at 300 s: the cap metrics.md §5 names, fixed here
+-- and not the setting thresholds.gap_cap_s. Choice: this stored value is part of the export
+-- contract (Parquet, OTel, OCEL), which must mean the same on every machine whatever its
+-- settings, and a settings change must not force a full rebuild. Every number the CLI and
+-- the report show with a gap cap (`cost`, share of active time) is computed by
+-- queries/cost_scope.sql from the events with the setting bound as $gap_cap_s.
 with
 
 events as (

@@ -76,12 +76,26 @@ CASES = [
             {"file_id": 4, "line_no": 1, "session_id": "D"},
         ],
     ),
+    Case(
+        "a line of no session is dropped, a single one and a copied one alike",
+        given={
+            "stg_events": [
+                line(1, 1, "G", "u10", "08:00:00", "/p/g.jsonl"),
+                line(1, 2, None, "u11", "08:01:00", "/p/g.jsonl"),  # bookkeeping, once
+                # bookkeeping copied into two files: ranked (a duplicated uuid), still dropped
+                line(1, 3, None, "u12", "08:02:00", "/p/g.jsonl"),
+                line(2, 1, None, "u12", "08:02:00", "/p/h.jsonl"),
+            ],
+        },
+        expected=[{"file_id": 1, "line_no": 1, "session_id": "G"}],
+    ),
 ]  # fmt: skip
 MUTANTS = [
     ("session_starts.session_started_at nulls last", "session_starts.session_started_at desc"),
     ("session_starts.session_ended_at nulls last", "session_starts.session_ended_at desc"),
     ("events.file_path,\n", "events.file_path desc,\n"),
     ("where copy_rank = 1 and session_id is not null", "where copy_rank = 1"),
+    ("from singles\nwhere session_id is not null", "from singles"),
     ("where copy_rank = 1 and", "where copy_rank >= 1 and"),
     ("left(text, 200)", "left(text, 250)"),
 ]
