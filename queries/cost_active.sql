@@ -2,7 +2,7 @@
 -- numerator of share_of_active_time.
 -- Grain: one row.
 -- Parameters: $call_ids (list of tool_use_id: the calls cost_calls matched), $bases, $since,
--- $until (session start, the sessions of cost_scope), $gap_cap_s (null = 300).
+-- $until (session start, the sessions of cost_scope), $gap_cap_s (thresholds.gap_cap_s).
 -- Choice: a gap between consecutive events of a session counts when both events lie within
 -- one of the calls, from call to result; each gap once even when calls overlap, capped as
 -- the active time is. So the share never exceeds 1: call durations (total_hours) are not
@@ -55,6 +55,6 @@ inside as (
 
 select
     -- exact decimals: a sum of doubles depends on the order rows arrive in
-    coalesce(sum(least(gap_s, coalesce($gap_cap_s, 300))::decimal(18, 6)), 0)::double
+    coalesce(sum(least(gap_s, $gap_cap_s)::decimal(18, 6)), 0)::double
         as active_seconds,
 from inside

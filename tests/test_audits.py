@@ -98,6 +98,7 @@ def test_every_audit_passes_on_the_demo_warehouse(demo_db: Path) -> None:
     assert any(r.model == "fct_messages" and r.audit == "input_tokens >= 0" for r in results)
 
 
+@pytest.mark.real
 @pytest.mark.skipif(not (CORPORA / "real").is_dir(), reason="real corpus not present")
 def test_every_audit_passes_on_the_real_corpora(tmp_path: Path) -> None:
     db = tmp_path / "real.duckdb"

@@ -42,7 +42,7 @@ def _body_cost(root: Path) -> tuple[int, int, int]:
     ingest(db, [root / "claude" / "projects"])
     con = warehouse.connect(db, read_only=True)
     try:
-        (doc,) = metrics.bodies_document(con, metrics.Filters())["bases"]
+        (doc,) = metrics.bodies_document(con, metrics.Filters(), 4, 20480)["bases"]  # defaults
     finally:
         con.close()
     assert doc["reads"] == 1

@@ -54,7 +54,7 @@ NAMES = ["01_starter.ipynb", "02_lesson_ladder.ipynb"]
 def test_notebook_runs_on_the_demo(
     name: str, kernel_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.delenv("LESSONS_ANALYTICS_DB", raising=False)
+    monkeypatch.delenv("LESSONS_ANALYTICS_WAREHOUSE", raising=False)
     text = _run(NOTEBOOKS / name, kernel_env, monkeypatch, tmp_path)
     # the demo's bases by their short names, with the legend to their paths
     for short in ("atlas", "harbor", "api"):
@@ -79,7 +79,7 @@ def test_notebook_runs_on_a_warehouse_without_bases(
     # the fixture tree's sessions stand in folders without LESSONS/: 0 bases
     report = ingest(db, [data / "projects", data / "codex"])
     assert report.totals["bases"] == 0 and report.totals["sessions"] > 0
-    monkeypatch.setenv("LESSONS_ANALYTICS_DB", str(db))
+    monkeypatch.setenv("LESSONS_ANALYTICS_WAREHOUSE", str(db))
     text = _run(NOTEBOOKS / name, kernel_env, monkeypatch, tmp_path)
     assert "No lesson base in the warehouse" in text
 
@@ -95,5 +95,5 @@ def test_committed_without_outputs(path: Path) -> None:
 def test_notebooks_use_the_one_line_switch() -> None:
     for path in NOTEBOOKS.glob("*.ipynb"):
         source = "".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"])
-        assert source.count('DB = os.environ.get("LESSONS_ANALYTICS_DB")') == 1, path.name
+        assert source.count('DB = os.environ.get("LESSONS_ANALYTICS_WAREHOUSE")') == 1, path.name
         assert "/tmp" not in source and os.sep + "work" + os.sep not in source

@@ -21,6 +21,7 @@ from lessons_analytics import warehouse
 from lessons_analytics.demo import build_demo
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.report import ReportPaths, demo_report
+from lessons_analytics.settings import Thresholds
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "reports" / "2026-W48"
 SHORT, LONG = "a", "b" * 60
@@ -29,7 +30,7 @@ SHORT, LONG = "a", "b" * 60
 def _render(db: Path, root: Path, last_day: Any, out: Path) -> ReportPaths:
     con = warehouse.connect(db, read_only=True)
     try:
-        return demo_report(con, root, last_day, out)
+        return demo_report(con, root, last_day, out, thresholds=Thresholds())
     finally:
         con.close()
 

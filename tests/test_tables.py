@@ -34,7 +34,7 @@ def test_a_sign_that_fired_never_prints_as_its_threshold() -> None:
     signs = [Sign("costly-ritual", 1.01, 1.0, True, ["L-0002"]),
              Sign("costly-body", 200_000.4, 200_000, True, ["L-0003"]),
              Sign("fat-body", 1, 20480, True, ["L-0001"])]  # fmt: skip
-    text = tables.stats([BaseStats("/w/app/LESSONS", date(2026, 11, 30), signs)])
+    text = tables.stats([BaseStats("/w/app/LESSONS", date(2026, 11, 30), signs, 3)])
     assert text == (
         "app  (as of 2026-11-30; sleep due: no)\n"
         "sign                           value  fires when             fired  lessons\n"
@@ -52,7 +52,7 @@ def test_a_sign_that_fired_never_prints_as_its_threshold() -> None:
 def test_lessons_column_keeps_the_table_within_100_columns() -> None:
     ids = [f"L-{n:04d}" for n in range(1, 13)]
     signs = [Sign("journal-share", 12, 0.5, True, ids)]
-    text = tables.stats([BaseStats("/w/app/LESSONS", date(2026, 11, 30), signs)])
+    text = tables.stats([BaseStats("/w/app/LESSONS", date(2026, 11, 30), signs, 3)])
     row = text.splitlines()[3]
     assert len(row) <= 100
     # sign 13 + value 5 + rule 22 + fired 5 + 8 of gaps leave 47: six ids and " +6" take 49,

@@ -41,10 +41,12 @@ duplicated as (
     select uuid from events where uuid is not null group by uuid having count(*) > 1
 ),
 
+-- ON, not USING: Spark moves a USING column to the front, and the union below is by
+-- position
 singles as (
     select events.*
     from events
-    anti join duplicated using (uuid)
+    anti join duplicated on events.uuid = duplicated.uuid
 ),
 
 ranked as (
