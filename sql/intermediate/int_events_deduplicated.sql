@@ -41,8 +41,8 @@ duplicated as (
     select uuid from events where uuid is not null group by uuid having count(*) > 1
 ),
 
--- ON, not USING: Spark moves a USING column to the front, and the union below is by
--- position
+-- ON, not USING (here and in ranked): Spark moves a USING column to the front, and the
+-- union below is by position
 singles as (
     select events.*
     from events
@@ -62,7 +62,7 @@ ranked as (
                 events.line_no
         ) as copy_rank,
     from events
-    left join session_starts using (session_id)
+    left join session_starts on events.session_id = session_starts.session_id
     where events.uuid in (select uuid from duplicated)
 )
 
