@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -9,8 +8,6 @@ import pytest
 os.environ["TZ"] = "UTC"
 os.environ["NO_COLOR"] = "1"
 os.environ["COLUMNS"] = "120"
-# helpers shared by the tests (basebuilder, transcripts, scenario) live next to them
-sys.path.insert(0, str(Path(__file__).parent))
 
 GOLDEN = Path(__file__).parent / "golden"
 

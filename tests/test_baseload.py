@@ -8,11 +8,11 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
-from basebuilder import index_text, lesson_text, make_base
 
 from lessons_analytics.baseload import LINK_TABLE, snapshot_rows, table_of
 from lessons_analytics.bases import BaseSnapshot, load_base
 from lessons_analytics.schema import BASE_TABLES
+from tests.support.basebuilder import index_text, lesson_text, make_base
 
 
 def test_every_base_table_is_filled_by_one_snapshot_field_or_by_the_links() -> None:

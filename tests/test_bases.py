@@ -5,7 +5,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
-from basebuilder import commit, git, index_text, lesson_text, make_base
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +16,7 @@ from lessons_analytics.bases import (
     resolve_base,
 )
 from lessons_analytics.errors import BaseNotFound
+from tests.support.basebuilder import commit, git, index_text, lesson_text, make_base
 
 HIT_EN = (
     "- 2026-09-24 · where: agents/judge.md:41 · what: prompt edit merged untested · caught: gate"

@@ -7,11 +7,10 @@ import math
 import re
 from pathlib import Path
 
-from basebuilder import index_text, lesson_text, make_base
-from transcripts import ClaudeSession
-
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.ingestion import ingest
+from tests.support.basebuilder import index_text, lesson_text, make_base
+from tests.support.transcripts import ClaudeSession
 
 SESSION = "5e551011-0000-4000-8000-000000000001"
 CALL_AT = "2026-11-03T10:00:05Z"

@@ -4,7 +4,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-from basebuilder import index_text, lesson_text, make_base
 from click.testing import CliRunner
 
 from lessons_analytics.cards import cards
@@ -12,6 +11,7 @@ from lessons_analytics.cli import cli
 from lessons_analytics.commands.judge import cards_cmd
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.settings import Lint
+from tests.support.basebuilder import index_text, lesson_text, make_base
 
 HIT = "- 2026-10-01 · what: SECRET-JOURNAL-TEXT · defect: bug"
 

@@ -5,13 +5,13 @@ from pathlib import Path
 import click
 import orjson
 import pytest
-from basebuilder import index_text, lesson_text, make_base
 from click.testing import CliRunner
 
 from lessons_analytics.check import check_base
 from lessons_analytics.cli import cli
 from lessons_analytics.commands.judge import check_cmd
 from lessons_analytics.settings import Thresholds
+from tests.support.basebuilder import index_text, lesson_text, make_base
 
 LESSONS = {
     "L-0001-report.md": lesson_text("L-0001"),

@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
-import scenario
-from basebuilder import index_text, make_base
 from click.testing import CliRunner, Result
-from transcripts import ClaudeSession
 
 from lessons_analytics.cli import cli
 from lessons_analytics.ingestion import ingest
+from tests.support import scenario
+from tests.support.basebuilder import index_text, make_base
+from tests.support.transcripts import ClaudeSession
 
 QUERIES = Path(__file__).resolve().parent.parent / "queries"
 

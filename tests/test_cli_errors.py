@@ -8,12 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
-import scenario
 from click.testing import CliRunner, Result
 
 from lessons_analytics import metrics
 from lessons_analytics.cli import cli
 from lessons_analytics.ingestion import ingest
+from tests.support import scenario
 
 PACKAGE = Path(__file__).resolve().parent.parent / "lessons_analytics"
 

@@ -10,11 +10,11 @@ import re
 from pathlib import Path
 
 import pytest
-import scenario
 from click.testing import CliRunner
 
 from lessons_analytics.cli import cli
 from lessons_analytics.ingestion import ingest
+from tests.support import scenario
 
 
 @pytest.fixture(scope="module")

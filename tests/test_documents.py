@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints, is_typeddict
 
 import pytest
-import scenario
 from click.testing import CliRunner
 
 from lessons_analytics import documents as d
 from lessons_analytics.cli import cli
 from lessons_analytics.ingestion import ingest
+from tests.support import scenario
 
 
 def mismatches(kind: Any, value: Any, where: str = "$") -> list[str]:

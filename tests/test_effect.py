@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import effect_scenario as es
 import orjson
 import polars as pl
 import pytest
@@ -26,6 +25,7 @@ from lessons_analytics.effect import (
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters
 from lessons_analytics.settings import Thresholds
+from tests.support import effect_scenario as es
 
 THRESHOLDS = Thresholds()  # the defaults
 
@@ -370,7 +370,7 @@ def test_verdict_needs_the_sessions_the_test_needs() -> None:
 
 
 def test_deleted_lesson_and_prompt_files(tmp_path: Path) -> None:
-    from basebuilder import index_text, lesson_text, make_base
+    from tests.support.basebuilder import index_text, lesson_text, make_base
 
     project = tmp_path / "p"
     base = make_base(

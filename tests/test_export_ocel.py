@@ -27,15 +27,14 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import export_world
 import pytest
-import scenario
 
 from lessons_analytics import warehouse
 from lessons_analytics.demo import build_demo
 from lessons_analytics.export_ocel import EVENT_TYPES, OBJECT_TYPES, build_ocel, write_ocel
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters, parse_when
+from tests.support import export_world, scenario
 
 jsonschema = pytest.importorskip("jsonschema")
 SCHEMA = Path(__file__).parent / "data" / "ocel" / "ocel20-schema-json.json"

@@ -25,9 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import export_world
 import pytest
-import scenario
 
 from lessons_analytics import warehouse
 from lessons_analytics.demo import build_demo
@@ -35,6 +33,7 @@ from lessons_analytics.export_otel import ERROR_TYPES, write_otel
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters, parse_when
 from lessons_analytics.otlp import span_id, trace_id
+from tests.support import export_world, scenario
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 trace_service_pb2 = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")

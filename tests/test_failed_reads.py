@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from lessons_analytics.ingestion import ingest
-from tests.transcripts import ClaudeSession, CodexRollout, numbered, reset_ids
+from tests.support.transcripts import ClaudeSession, CodexRollout, numbered, reset_ids
 
 CWD = "/home/dev/shop"
 
@@ -128,7 +128,7 @@ def test_codex_harness_failure_of_a_read_delivers_nothing(tmp_path: Path) -> Non
 
 
 def test_a_failed_or_empty_index_read_shows_no_row(tmp_path: Path) -> None:
-    from tests.basebuilder import index_text, make_base
+    from tests.support.basebuilder import index_text, make_base
 
     project = tmp_path / "proj"
     make_base(project, index=index_text(["L-0001", "L-0002"]), when="2026-02-01T09:00:00Z")

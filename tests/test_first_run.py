@@ -9,11 +9,11 @@ import re
 from pathlib import Path
 
 import pytest
-from basebuilder import index_text, make_base
 from click.testing import CliRunner, Result
-from transcripts import ClaudeSession
 
 from lessons_analytics.cli import cli
+from tests.support.basebuilder import index_text, make_base
+from tests.support.transcripts import ClaudeSession
 
 NOTE = (
     "no lesson base in the warehouse: ingest again with --base PATH (a project holding"

@@ -27,9 +27,9 @@ from typing import Any
 
 import duckdb
 import pytest
-from dbrows import rows as _rows
 
 from lessons_analytics.ingestion import ingest
+from tests.support.dbrows import rows as _rows
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 CASES = int(os.environ.get("LESSONS_FUZZ_CASES", "40"))

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import orjson
 import pytest
-from basebuilder import index_text, lesson_text, make_base
 from click.testing import CliRunner
 
 from lessons_analytics.commands.judge import lint_cmd
 from lessons_analytics.lint import lint_base, mechanism_problem, poisoning
 from lessons_analytics.settings import Lint
+from tests.support.basebuilder import index_text, lesson_text, make_base
 
 GOOD_HIT = "- 2026-10-01 · what: reported from memory · caught: human · recalled: no · defect: bug"
 FORM_HIT = "- 2026-10-02 · what: wrong form · defect: form-only"

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from dbrows import rows as query
 
 from lessons_analytics.cli import cli
 from lessons_analytics.errors import SourceNotFound
 from lessons_analytics.ingestion import ingest
+from tests.support.dbrows import rows as query
 
 SESSION = "d0000000-0000-4000-8000-0000000000d0"
 ROLLOUT = "rollout-2026-01-05T09-00-00-019b8f00-0000-7000-8000-00000000d001.jsonl"

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
-import scenario
-from scenario import S1, S2, S4, S5, S6, S7
 
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.settings import Thresholds
+from tests.support import scenario
+from tests.support.scenario import S1, S2, S4, S5, S6, S7
 
 T = Thresholds()  # the defaults
 

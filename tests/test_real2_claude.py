@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbrows import rows as _rows
 
 from lessons_analytics.ingestion import ingest
+from tests.support.dbrows import rows as _rows
 
 REAL2 = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "real2"
 CLAUDE = REAL2 / "claude"

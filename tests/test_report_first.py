@@ -29,7 +29,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-import scenario
 
 from lessons_analytics import warehouse
 from lessons_analytics.ingestion import ingest
@@ -38,6 +37,7 @@ from lessons_analytics.report.blocks import SMALL_NOTE
 from lessons_analytics.report.data import HEADLINES
 from lessons_analytics.report.numbers import GOOD_DIRECTION, fmt_delta, tone
 from lessons_analytics.settings import Thresholds
+from tests.support import scenario
 
 WEEK = "2026-W46"
 # the prices are pinned so the payoffs below do not follow a change of their defaults
@@ -362,7 +362,7 @@ def test_page_renders_in_chromium(written, tmp_path: Path, width: int) -> None: 
 
 def test_lessons_sharing_a_ritual_share_one_action(tmp_path: Path) -> None:
     """L-0002 declares L-0001's ritual too: one action for `^make test`, its 420 s once."""
-    from basebuilder import commit
+    from tests.support.basebuilder import commit
 
     built = scenario.build(tmp_path)
     lesson2 = (built.base / "L-0002.md").read_text()

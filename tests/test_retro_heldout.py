@@ -6,7 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from retro_heldout import (
+
+from lessons_analytics import warehouse
+from lessons_analytics.ingestion import ingest
+from lessons_analytics.retro import collect
+from tests.support.retro_heldout import (
     CATEGORIES,
     GIT_LABELS,
     TEXTS,
@@ -16,11 +20,7 @@ from retro_heldout import (
     score,
     signal_key,
 )
-from retro_heldout import language as lang_of
-
-from lessons_analytics import warehouse
-from lessons_analytics.ingestion import ingest
-from lessons_analytics.retro import collect
+from tests.support.retro_heldout import language as lang_of
 
 Heldout = tuple[dict[tuple[str, Any], tuple[str, ...]], list[Any]]
 

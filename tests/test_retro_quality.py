@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from basebuilder import commit, git
 
 from lessons_analytics.retro import cluster
 from lessons_analytics.retro.detect import (
@@ -23,6 +22,7 @@ from lessons_analytics.retro.model import Cluster, Signal
 from lessons_analytics.retro.patterns import load_patterns
 from lessons_analytics.retro.text import error_class, error_line, program
 from lessons_analytics.retro.write import digest_text
+from tests.support.basebuilder import commit, git
 
 PATS = load_patterns()
 T0 = datetime(2026, 5, 1, 9, tzinfo=UTC)

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from basebuilder import commit, git
 from click.testing import CliRunner
-from planted import SECRETS
-from transcripts import ClaudeSession, numbered, reset_ids
 
 from lessons_analytics.cli import cli
 from lessons_analytics.report import last_complete_week, week_bounds
+from tests.support.basebuilder import commit, git
+from tests.support.planted import SECRETS
+from tests.support.transcripts import ClaudeSession, numbered, reset_ids
 
 S1 = "e2e00001-1111-4111-8111-111111111111"
 S2 = "e2e00002-2222-4222-8222-222222222222"

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from basebuilder import commit, git
 from click.testing import CliRunner
-from transcripts import ClaudeSession, numbered, reset_ids
 
 from lessons_analytics.cli import cli
 from lessons_analytics.markup import inline_spans, lit, lit_code
 from lessons_analytics.report import last_complete_week, week_bounds
+from tests.support.basebuilder import commit, git
+from tests.support.transcripts import ClaudeSession, numbered, reset_ids
 
 markdown_it = pytest.importorskip("markdown_it")
 MD = markdown_it.MarkdownIt("commonmark").enable("table")

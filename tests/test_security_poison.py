@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from basebuilder import index_text, make_base
 from click.testing import CliRunner
-from poison_set import LEGIT, POISONED, lesson
 
 from lessons_analytics.cards import cards
 from lessons_analytics.cli import cli
 from lessons_analytics.lint import lint_base
 from lessons_analytics.settings import Lint
+from tests.support.basebuilder import index_text, make_base
+from tests.support.poison_set import LEGIT, POISONED, lesson
 
 MIN_PRECISION = 0.95
 MIN_RECALL = 0.95

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from planted import SECRETS
 
 from lessons_analytics.redact import KINDS, cut, redact, redact_tree
+from tests.support.planted import SECRETS
 
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))

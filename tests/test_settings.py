@@ -381,7 +381,7 @@ def test_the_table_covers_every_setting() -> None:
 
 def _blob_base(tmp: Path) -> Path:
     """A base whose lesson holds a 24-character base64 run: under the default length."""
-    from basebuilder import index_text, lesson_text, make_base
+    from tests.support.basebuilder import index_text, lesson_text, make_base
 
     if not (tmp / "blob" / "LESSONS").is_dir():
         blob = "QUJDZGVmZ2hpams0NTY3ODkw"

@@ -13,11 +13,10 @@ import pytest
 pytest.importorskip("pyspark")
 pytest.importorskip("sqlglot")
 
-from spark_support import canonical_rows, spark  # noqa: E402, F401
-
 from lessons_analytics import exchange, metrics, spark_engine, sqlfiles, warehouse  # noqa: E402
 from lessons_analytics.demo import build_demo  # noqa: E402
 from lessons_analytics.ingestion import ingest  # noqa: E402
+from tests.support.spark_support import canonical_rows, spark  # noqa: E402, F401
 
 pytestmark = pytest.mark.spark
 

@@ -10,13 +10,12 @@ import pytest
 
 pytest.importorskip("pyspark")
 
-from spark_support import spark  # noqa: E402, F401
-
 from lessons_analytics import exchange  # noqa: E402
 from lessons_analytics.demo import build_demo  # noqa: E402
 from lessons_analytics.ingestion import ingest  # noqa: E402
 from lessons_analytics.schema import RAW_TABLES  # noqa: E402
 from lessons_analytics.spark_parse import parse_to_contract  # noqa: E402
+from tests.support.spark_support import spark  # noqa: E402, F401
 
 pytestmark = pytest.mark.spark
 

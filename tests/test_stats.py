@@ -17,7 +17,6 @@ from typing import Any
 
 import duckdb
 import pytest
-from basebuilder import index_text, lesson_text, make_base
 from click.testing import CliRunner
 
 from lessons_analytics import warehouse
@@ -32,6 +31,7 @@ from lessons_analytics.stats import (
     marker_line,
     warehouse_stats,
 )
+from tests.support.basebuilder import index_text, lesson_text, make_base
 
 AS_OF = date(2026, 11, 30)
 SIGN_NAMES = [

@@ -22,10 +22,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dbrows import rows as _rows
-from transcripts import ClaudeSession, reset_ids
-
 from lessons_analytics.ingestion import ingest
+from tests.support.dbrows import rows as _rows
+from tests.support.transcripts import ClaudeSession, reset_ids
 
 A = "a1000000-0000-4000-8000-0000000000a1"
 B = "b1000000-0000-4000-8000-0000000000b1"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sqlunit import Case, check, check_mutants
+
+from tests.sql_units.sqlunit import Case, check, check_mutants
 
 MODEL = "int_agent_runs_identified"
 

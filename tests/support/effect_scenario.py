@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from basebuilder import commit, git, index_text, lesson_text
-from transcripts import ClaudeSession, numbered, reset_ids
+from tests.support.basebuilder import commit, git, index_text, lesson_text
+from tests.support.transcripts import ClaudeSession, numbered, reset_ids
 
 START = datetime(2026, 10, 1, 10, 0, tzinfo=UTC)
 N_SESSIONS = 80

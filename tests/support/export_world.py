@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import scenario
-from transcripts import ClaudeSession, numbered
-
 from lessons_analytics.ingestion import ingest
+from tests.support import scenario
+from tests.support.transcripts import ClaudeSession, numbered
 
 S8 = "88888888-8888-4888-8888-888888888888"
 SECRET = "abcdef1234567890"

@@ -25,8 +25,8 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
-from basebuilder import commit, git
-from transcripts import ClaudeSession, reset_ids
+from tests.support.basebuilder import commit, git
+from tests.support.transcripts import ClaudeSession, reset_ids
 
 Label = tuple[str, ...] | None
 Step = tuple[Any, ...]

@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from basebuilder import commit, git
-from transcripts import ClaudeSession, CodexRollout, numbered, reset_ids
+from tests.support.basebuilder import commit, git
+from tests.support.transcripts import ClaudeSession, CodexRollout, numbered, reset_ids
 
 S1 = "11111111-1111-4111-8111-111111111111"
 S2 = "22222222-2222-4222-8222-222222222222"
