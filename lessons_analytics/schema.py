@@ -14,6 +14,7 @@ written as ``"12"`` or ``true`` is a wrong type, not 12 or 1.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -180,6 +181,17 @@ RAW_TABLES: dict[str, dict[str, Any]] = {
 FILE_TABLES = [
     name for name, cols in RAW_TABLES.items() if "file_id" in cols and name != "raw_files"
 ]
+
+
+@dataclass(slots=True)
+class FileState:
+    file_id: int
+    size_bytes: int
+    mtime_ns: int
+    consumed_bytes: int
+    consumed_lines: int
+    head_hash: str
+    context: dict[str, Any]
 
 
 def create_sql(table: str) -> str:

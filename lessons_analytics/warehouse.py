@@ -14,12 +14,12 @@ import orjson
 import polars as pl
 
 from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse
-from lessons_analytics.load import FileState
 from lessons_analytics.schema import (
     BASE_TABLES,
     FILE_TABLES,
     RAW_TABLES,
     Columns,
+    FileState,
     create_sql,
     empty_base_frame,
 )
