@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import polars as pl
 
-from lessons_analytics import baseload, transform, unchanged, warehouse
+from lessons_analytics import baseload, refresh, transform, unchanged, warehouse
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
 
@@ -86,18 +85,18 @@ def _run(
         outcome = LoadOutcome(files_seen=len(sources))
         new_errors = False
         models = transform.models_fingerprint()
-        built_with = _built_with(con)
+        built_with = refresh.built_with(con)
         # which sessions change matters only to an incremental refresh; a first build or a
         # model upgrade rebuilds everything anyway
         track = built_with == models
-        _touched_table(con)
+        refresh.touched_table(con)
         folder, prefix = db_dir(con), _spool_prefix(con)
         _remove_stale_spools(Path(folder), prefix)
         with tempfile.TemporaryDirectory(prefix=prefix, dir=folder) as spool:
             spooled: dict[str, list[Path]] = {}
             for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=Path(spool)):
                 if track:
-                    _touch(con, chunk.outcome.rewritten)
+                    refresh.touch(con, chunk.outcome.rewritten)
                 warehouse.forget_files(con, chunk.outcome.rewritten)
                 for table, frame in chunk.frames.items():
                     if isinstance(frame, Path):
@@ -113,8 +112,8 @@ def _run(
                 warehouse.append_parquet(con, table, files)
         warehouse.write_states(con, outcome.states)
         if track:
-            _touch(con, [state["file_id"] for state in outcome.states])
-        refresh = baseload.refresh_bases(con, extra_bases)
+            refresh.touch(con, [state["file_id"] for state in outcome.states])
+        bases = baseload.refresh_bases(con, extra_bases)
         report.files_seen = outcome.files_seen
         report.files_loaded = outcome.files_loaded
         report.lines_loaded = outcome.lines_loaded
@@ -122,21 +121,21 @@ def _run(
             bool(outcome.states)
             or new_errors
             or cleared
-            or refresh.reloaded
-            or refresh.links_changed
+            or bases.reloaded
+            or bases.links_changed
             or built_with != models
         )
         if report.changed:
             # new links come only with new working directories, whose sessions are touched
             incremental = (
                 built_with == models
-                and not refresh.reloaded
-                and (refresh.links_only_added or not refresh.links_changed)
+                and not bases.reloaded
+                and (bases.links_only_added or not bases.links_changed)
             )
             report.build = "incremental" if incremental else "full"
             stage("building tables")
-            transform.build(con, _affected_sessions(con) if incremental else None)
-            _record_build(con, models)
+            transform.build(con, refresh.affected_sessions(con) if incremental else None)
+            refresh.record_build(con, models)
         stage("committing")
         con.commit()
     except BaseException:
@@ -208,57 +207,6 @@ def db_dir(con: duckdb.DuckDBPyConnection) -> str:
         "select path from duckdb_databases() where database_name = current_database()"
     ).fetchall()
     return os.path.dirname(path[0][0]) if path and path[0][0] else tempfile.gettempdir()
-
-
-def _touched_table(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("create or replace temp table touched_lines (session_id varchar, uuid varchar)")
-
-
-def _touch(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
-    """Remember the sessions (and line ids) of files whose rows are about to change."""
-    if not file_ids:
-        return
-    ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
-    con.register("touched_ids", ids.to_arrow())
-    con.execute(
-        "insert into touched_lines select session_id, uuid from raw_events"
-        " where file_id in (select file_id from touched_ids) and session_id is not null"
-    )
-    con.execute(
-        "insert into touched_lines select session_id, null from raw_subagent_meta"
-        " where file_id in (select file_id from touched_ids) and session_id is not null"
-    )
-    con.unregister("touched_ids")
-
-
-def _affected_sessions(con: duckdb.DuckDBPyConnection) -> str:
-    """The sessions whose rows a refresh must recompute: those of the touched files, and
-    those sharing a line id with them (a resume copy's keeper may change)."""
-    con.execute(
-        """
-        create or replace temp table affected_sessions as
-        select distinct session_id from touched_lines
-        union
-        select distinct events.session_id
-        from raw_events events
-        inner join (select distinct uuid from touched_lines where uuid is not null) touched
-            using (uuid)
-        where events.session_id is not null
-        """
-    )
-    return "affected_sessions"
-
-
-def _built_with(con: duckdb.DuckDBPyConnection) -> str | None:
-    """Fingerprint of the sql/ models the layers were last built from (None: never built)."""
-    con.execute("create table if not exists meta_build (models varchar, built_at timestamptz)")
-    rows = con.execute("select models from meta_build").fetchall()
-    return rows[0][0] if rows else None
-
-
-def _record_build(con: duckdb.DuckDBPyConnection, models: str) -> None:
-    con.execute("delete from meta_build")
-    con.execute("insert into meta_build values (?, now())", [models])
 
 
 def totals(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
