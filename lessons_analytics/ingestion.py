@@ -134,7 +134,10 @@ def _run(
             )
             report.build = "incremental" if incremental else "full"
             stage("building tables")
-            transform.build(con, refresh.affected_sessions(con) if incremental else None)
+            if incremental:
+                refresh.build_sessions(con, refresh.affected_sessions(con))
+            else:
+                transform.build(con)
             refresh.record_build(con, models)
         stage("committing")
         con.commit()
