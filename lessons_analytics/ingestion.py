@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from lessons_analytics import baseload, refresh, transform, unchanged, warehouse
+from lessons_analytics import baseload, refresh, unchanged, warehouse
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
 
@@ -84,19 +84,13 @@ def _run(
         tick = progress(len(sources), 0) if progress else None
         outcome = LoadOutcome(files_seen=len(sources))
         new_errors = False
-        models = transform.models_fingerprint()
-        built_with = refresh.built_with(con)
-        # which sessions change matters only to an incremental refresh; a first build or a
-        # model upgrade rebuilds everything anyway
-        track = built_with == models
-        refresh.touched_table(con)
+        build = refresh.Refresh(con)
         folder, prefix = db_dir(con), _spool_prefix(con)
         _remove_stale_spools(Path(folder), prefix)
         with tempfile.TemporaryDirectory(prefix=prefix, dir=folder) as spool:
             spooled: dict[str, list[Path]] = {}
             for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=Path(spool)):
-                if track:
-                    refresh.touch(con, chunk.outcome.rewritten)
+                build.touch(chunk.outcome.rewritten)
                 warehouse.forget_files(con, chunk.outcome.rewritten)
                 for table, frame in chunk.frames.items():
                     if isinstance(frame, Path):
@@ -111,8 +105,7 @@ def _run(
             for table, files in spooled.items():
                 warehouse.append_parquet(con, table, files)
         warehouse.write_states(con, outcome.states)
-        if track:
-            refresh.touch(con, [state["file_id"] for state in outcome.states])
+        build.touch([state["file_id"] for state in outcome.states])
         bases = baseload.refresh_bases(con, extra_bases)
         report.files_seen = outcome.files_seen
         report.files_loaded = outcome.files_loaded
@@ -123,22 +116,10 @@ def _run(
             or cleared
             or bases.reloaded
             or bases.links_changed
-            or built_with != models
+            or build.models_changed
         )
         if report.changed:
-            # new links come only with new working directories, whose sessions are touched
-            incremental = (
-                built_with == models
-                and not bases.reloaded
-                and (bases.links_only_added or not bases.links_changed)
-            )
-            report.build = "incremental" if incremental else "full"
-            stage("building tables")
-            if incremental:
-                refresh.build_sessions(con, refresh.affected_sessions(con))
-            else:
-                transform.build(con)
-            refresh.record_build(con, models)
+            report.build = build.build(bases, stage)
         stage("committing")
         con.commit()
     except BaseException:

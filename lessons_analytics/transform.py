@@ -6,8 +6,8 @@ inside a layer each model after those it names, so a model may use any earlier o
 A model whose header says ``-- incremental: session_id`` holds rows that depend only on
 their own session (and on the bases). After a run that only added or changed transcripts,
 such a model is refreshed for the touched sessions alone (their rows deleted and
-recomputed); every other table is rebuilt whole. tests/test_incremental.py checks that
-this gives exactly the tables a full build gives.
+recomputed); every other table is rebuilt whole. Which sessions, and whether a run may
+refresh rather than rebuild, is decided by ``refresh.py``; this module only runs the models.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 
 from lessons_analytics import sqlheader
-from lessons_analytics.sqlfiles import layer_files
+from lessons_analytics.sqlfiles import layer_files, quote_identifier
 
 
 def build(con: duckdb.DuckDBPyConnection, scope: Scope | None = None) -> list[str]:
@@ -44,7 +44,7 @@ def model_body(path: Path) -> str:
 
 
 def _build_one(con: duckdb.DuckDBPyConnection, path: Path, scope: Scope | None) -> str:
-    name = path.stem
+    name = quote_identifier(path.stem)
     body = model_body(path)
     kind = materialization(path, body)
     if scope is None:
@@ -57,7 +57,7 @@ def _build_one(con: duckdb.DuckDBPyConnection, path: Path, scope: Scope | None) 
         )
     elif kind == "table":
         con.execute(f"create or replace table {name} as\n{body}")
-    return name
+    return path.stem
 
 
 def is_incremental(body: str) -> bool:

@@ -17,6 +17,7 @@ from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehous
 from lessons_analytics.schema import (
     BASE_TABLES,
     FILE_TABLES,
+    META_TABLES,
     RAW_TABLES,
     Columns,
     FileState,
@@ -47,10 +48,8 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
 
 
 def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
-    for table in RAW_TABLES:
+    for table in [*RAW_TABLES, *META_TABLES]:
         con.execute(create_sql(table))
-    # the sessions an incremental refresh rebuilds (empty between runs)
-    con.execute("create table if not exists meta_build_sessions (session_id varchar)")
     existing = {row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()}
     for table in BASE_TABLES:
         if table not in existing:
