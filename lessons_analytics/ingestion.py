@@ -11,7 +11,8 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import duckdb
 
 from lessons_analytics import baseload, refresh, unchanged, warehouse
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
+from lessons_analytics.schema import FileState
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
 
 
@@ -67,57 +69,19 @@ def _run(
     progress: Callable[[int, int], Callable[[int], None]] | None,
     stage: Callable[[str], None],
 ) -> IngestReport:
-    from lessons_analytics import exchange  # here: its Parquet writer costs every run 0.1 s
-
-    warehouse.ensure_raw_tables(con)
-    if exchange.is_central(con):
-        raise exchange.ExportError(
-            "this warehouse combines other machines' exports; feed it with `ingest --parquet`"
-        )
-    report = IngestReport()
+    """The stages in order. Bases load after the transcripts' rows are stored: which bases
+    apply follows from the working directories those rows name."""
+    _open(con)
     con.begin()
     try:
-        sources = discover(paths)
-        states = warehouse.file_states(con)
-        cleared = _clear_stale_errors(con, paths, sources)
-        loaded_at = now_utc()
-        tick = progress(len(sources), 0) if progress else None
-        outcome = LoadOutcome(files_seen=len(sources))
-        new_errors = False
+        sources, states, cleared = _discover(con, paths)
         build = refresh.Refresh(con)
-        folder, prefix = db_dir(con), _spool_prefix(con)
-        _remove_stale_spools(Path(folder), prefix)
-        with tempfile.TemporaryDirectory(prefix=prefix, dir=folder) as spool:
-            spooled: dict[str, list[Path]] = {}
-            for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=Path(spool)):
-                build.touch(chunk.outcome.rewritten)
-                warehouse.forget_files(con, chunk.outcome.rewritten)
-                for table, frame in chunk.frames.items():
-                    if isinstance(frame, Path):
-                        spooled.setdefault(table, []).append(frame)
-                    else:
-                        warehouse.append(con, table, frame)
-                new_errors = new_errors or "raw_load_errors" in chunk.frames
-                outcome.files_loaded += chunk.outcome.files_loaded
-                outcome.lines_loaded += chunk.outcome.lines_loaded
-                outcome.states.extend(chunk.outcome.states)
+        with _spool(con) as spool:
+            loaded = _load_transcripts(con, sources, states, build, spool, progress)
             stage("storing rows")
-            for table, files in spooled.items():
-                warehouse.append_parquet(con, table, files)
-        warehouse.write_states(con, outcome.states)
-        build.touch([state["file_id"] for state in outcome.states])
+            _append(con, loaded, build)
         bases = baseload.refresh_bases(con, extra_bases)
-        report.files_seen = outcome.files_seen
-        report.files_loaded = outcome.files_loaded
-        report.lines_loaded = outcome.lines_loaded
-        report.changed = (
-            bool(outcome.states)
-            or new_errors
-            or cleared
-            or bases.reloaded
-            or bases.links_changed
-            or build.models_changed
-        )
+        report = _report(loaded, cleared, bases, build)
         if report.changed:
             report.build = build.build(bases, stage)
         stage("committing")
@@ -132,6 +96,101 @@ def _run(
     report.totals = totals(con)
     report.listing = unchanged.listing_of(con, sources, extra_bases, baseload.base_salt())
     return report
+
+
+def _open(con: duckdb.DuckDBPyConnection) -> None:
+    from lessons_analytics import exchange  # here: its Parquet writer costs every run 0.1 s
+
+    warehouse.ensure_raw_tables(con)
+    if exchange.is_central(con):
+        raise exchange.ExportError(
+            "this warehouse combines other machines' exports; feed it with `ingest --parquet`"
+        )
+
+
+def _discover(
+    con: duckdb.DuckDBPyConnection, paths: list[Path]
+) -> tuple[list[SourceFile], dict[str, FileState], bool]:
+    """The transcript files under ``paths``, what is already loaded of each, and whether
+    errors of paths that are gone were forgotten."""
+    sources = discover(paths)
+    states = warehouse.file_states(con)
+    cleared = _clear_stale_errors(con, paths, sources)
+    return sources, states, cleared
+
+
+@dataclass
+class _Loaded:
+    outcome: LoadOutcome
+    new_errors: bool = False
+    # the workers' Parquet files per raw table, appended in one statement each
+    spooled: dict[str, list[Path]] = field(default_factory=dict)
+
+
+def _load_transcripts(
+    con: duckdb.DuckDBPyConnection,
+    sources: list[SourceFile],
+    states: dict[str, FileState],
+    build: refresh.Refresh,
+    spool: Path,
+    progress: Callable[[int, int], Callable[[int], None]] | None,
+) -> _Loaded:
+    """Parse the new lines; rows that came back in memory go into the raw tables at once,
+    the rest waits in ``spool`` for ``_append``."""
+    loaded_at = now_utc()
+    tick = progress(len(sources), 0) if progress else None
+    loaded = _Loaded(LoadOutcome(files_seen=len(sources)))
+    outcome = loaded.outcome
+    for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=spool):
+        build.touch(chunk.outcome.rewritten)
+        warehouse.forget_files(con, chunk.outcome.rewritten)
+        for table, frame in chunk.frames.items():
+            if isinstance(frame, Path):
+                loaded.spooled.setdefault(table, []).append(frame)
+            else:
+                warehouse.append(con, table, frame)
+        loaded.new_errors = loaded.new_errors or "raw_load_errors" in chunk.frames
+        outcome.files_loaded += chunk.outcome.files_loaded
+        outcome.lines_loaded += chunk.outcome.lines_loaded
+        outcome.states.extend(chunk.outcome.states)
+    return loaded
+
+
+def _append(con: duckdb.DuckDBPyConnection, loaded: _Loaded, build: refresh.Refresh) -> None:
+    """Store the spooled rows and the files' new states."""
+    for table, files in loaded.spooled.items():
+        warehouse.append_parquet(con, table, files)
+    warehouse.write_states(con, loaded.outcome.states)
+    build.touch([state["file_id"] for state in loaded.outcome.states])
+
+
+def _report(
+    loaded: _Loaded, cleared: bool, bases: baseload.BaseRefresh, build: refresh.Refresh
+) -> IngestReport:
+    outcome = loaded.outcome
+    report = IngestReport()
+    report.files_seen = outcome.files_seen
+    report.files_loaded = outcome.files_loaded
+    report.lines_loaded = outcome.lines_loaded
+    report.changed = (
+        bool(outcome.states)
+        or loaded.new_errors
+        or cleared
+        or bases.reloaded
+        or bases.links_changed
+        or build.models_changed
+    )
+    return report
+
+
+@contextlib.contextmanager
+def _spool(con: duckdb.DuckDBPyConnection) -> Iterator[Path]:
+    """A folder for the workers' Parquet files beside the warehouse (same disk), named after
+    it; a killed run's leftovers go first."""
+    folder, prefix = db_dir(con), _spool_prefix(con)
+    _remove_stale_spools(Path(folder), prefix)
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=folder) as spool:
+        yield Path(spool)
 
 
 def _spool_prefix(con: duckdb.DuckDBPyConnection) -> str:
