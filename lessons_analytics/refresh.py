@@ -139,12 +139,8 @@ def build_sessions(con: duckdb.DuckDBPyConnection, sessions_table: str) -> list[
     paths = layer_files()
     sessions = quote_identifier(_SESSIONS)
     con.execute(f"delete from {sessions}")
-    con.execute(
-        f"insert into {sessions} select session_id from {quote_identifier(sessions_table)}"
-    )
-    staging = [
-        p for p in paths if p.parent.name == "staging" and is_incremental(model_body(p))
-    ]
+    con.execute(f"insert into {sessions} select session_id from {quote_identifier(sessions_table)}")
+    staging = [p for p in paths if p.parent.name == "staging" and is_incremental(model_body(p))]
     scoped = _scoped_tables(con, paths)
     try:
         for path in staging:
