@@ -40,7 +40,7 @@ from typing import Any
 import duckdb
 import pyarrow.parquet as pq
 
-from lessons_analytics import transform, warehouse
+from lessons_analytics import refresh, transform, warehouse
 from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.load import file_id_of
 from lessons_analytics.schema import BASE_TABLES, RAW_TABLES
@@ -257,7 +257,6 @@ def import_parquet(db_path: Path, folders: list[Path]) -> ImportReport:
                 f"{db_path} holds transcripts ingested on this machine; combine exports in a"
                 " warehouse of their own (export this machine too and load all the exports)"
             )
-        con.execute("create table if not exists meta_imports (folder varchar)")
         known = [Path(row[0]) for row in con.execute("select folder from meta_imports").fetchall()]
         every = sorted({*known, *(f.absolute() for f in folders)})
         con.begin()
@@ -266,13 +265,7 @@ def import_parquet(db_path: Path, folders: list[Path]) -> ImportReport:
             con.execute("delete from meta_imports")
             con.executemany("insert into meta_imports values (?)", [[str(f)] for f in every])
             transform.build(con)
-            con.execute(
-                "create table if not exists meta_build (models varchar, built_at timestamptz)"
-            )
-            con.execute("delete from meta_build")
-            con.execute(
-                "insert into meta_build values (?, now())", [transform.models_fingerprint()]
-            )
+            refresh.record_build(con, transform.models_fingerprint())
             con.commit()
         except BaseException:
             con.rollback()

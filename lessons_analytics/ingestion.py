@@ -11,15 +11,16 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import polars as pl
 
-from lessons_analytics import baseload, transform, unchanged, warehouse
+from lessons_analytics import baseload, refresh, unchanged, warehouse
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
+from lessons_analytics.schema import FileState
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
 
 
@@ -68,75 +69,21 @@ def _run(
     progress: Callable[[int, int], Callable[[int], None]] | None,
     stage: Callable[[str], None],
 ) -> IngestReport:
-    from lessons_analytics import exchange  # here: its Parquet writer costs every run 0.1 s
-
-    warehouse.ensure_raw_tables(con)
-    if exchange.is_central(con):
-        raise exchange.ExportError(
-            "this warehouse combines other machines' exports; feed it with `ingest --parquet`"
-        )
-    report = IngestReport()
+    """The stages in order. Bases load after the transcripts' rows are stored: which bases
+    apply follows from the working directories those rows name."""
+    _open(con)
     con.begin()
     try:
-        sources = discover(paths)
-        states = warehouse.file_states(con)
-        cleared = _clear_stale_errors(con, paths, sources)
-        loaded_at = now_utc()
-        tick = progress(len(sources), 0) if progress else None
-        outcome = LoadOutcome(files_seen=len(sources))
-        new_errors = False
-        models = transform.models_fingerprint()
-        built_with = _built_with(con)
-        # which sessions change matters only to an incremental refresh; a first build or a
-        # model upgrade rebuilds everything anyway
-        track = built_with == models
-        _touched_table(con)
-        folder, prefix = db_dir(con), _spool_prefix(con)
-        _remove_stale_spools(Path(folder), prefix)
-        with tempfile.TemporaryDirectory(prefix=prefix, dir=folder) as spool:
-            spooled: dict[str, list[Path]] = {}
-            for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=Path(spool)):
-                if track:
-                    _touch(con, chunk.outcome.rewritten)
-                warehouse.forget_files(con, chunk.outcome.rewritten)
-                for table, frame in chunk.frames.items():
-                    if isinstance(frame, Path):
-                        spooled.setdefault(table, []).append(frame)
-                    else:
-                        warehouse.append(con, table, frame)
-                new_errors = new_errors or "raw_load_errors" in chunk.frames
-                outcome.files_loaded += chunk.outcome.files_loaded
-                outcome.lines_loaded += chunk.outcome.lines_loaded
-                outcome.states.extend(chunk.outcome.states)
+        sources, states, cleared = _discover(con, paths)
+        build = refresh.Refresh(con)
+        with _spool(con) as spool:
+            loaded = _load_transcripts(con, sources, states, build, spool, progress)
             stage("storing rows")
-            for table, files in spooled.items():
-                warehouse.append_parquet(con, table, files)
-        warehouse.write_states(con, outcome.states)
-        if track:
-            _touch(con, [state["file_id"] for state in outcome.states])
-        refresh = baseload.refresh_bases(con, extra_bases)
-        report.files_seen = outcome.files_seen
-        report.files_loaded = outcome.files_loaded
-        report.lines_loaded = outcome.lines_loaded
-        report.changed = (
-            bool(outcome.states)
-            or new_errors
-            or cleared
-            or refresh.reloaded
-            or refresh.links_changed
-            or built_with != models
-        )
+            _append(con, loaded, build)
+        bases = baseload.refresh_bases(con, extra_bases)
+        report = _report(loaded, cleared, bases, build)
         if report.changed:
-            # new links come only with new working directories, whose sessions are touched
-            incremental = (
-                built_with == models
-                and not refresh.reloaded
-                and (refresh.links_only_added or not refresh.links_changed)
-            )
-            report.build = "incremental" if incremental else "full"
-            stage("building tables")
-            transform.build(con, _affected_sessions(con) if incremental else None)
-            _record_build(con, models)
+            report.build = build.build(bases, stage)
         stage("committing")
         con.commit()
     except BaseException:
@@ -149,6 +96,101 @@ def _run(
     report.totals = totals(con)
     report.listing = unchanged.listing_of(con, sources, extra_bases, baseload.base_salt())
     return report
+
+
+def _open(con: duckdb.DuckDBPyConnection) -> None:
+    from lessons_analytics import exchange  # here: its Parquet writer costs every run 0.1 s
+
+    warehouse.ensure_raw_tables(con)
+    if exchange.is_central(con):
+        raise exchange.ExportError(
+            "this warehouse combines other machines' exports; feed it with `ingest --parquet`"
+        )
+
+
+def _discover(
+    con: duckdb.DuckDBPyConnection, paths: list[Path]
+) -> tuple[list[SourceFile], dict[str, FileState], bool]:
+    """The transcript files under ``paths``, what is already loaded of each, and whether
+    errors of paths that are gone were forgotten."""
+    sources = discover(paths)
+    states = warehouse.file_states(con)
+    cleared = _clear_stale_errors(con, paths, sources)
+    return sources, states, cleared
+
+
+@dataclass
+class _Loaded:
+    outcome: LoadOutcome
+    new_errors: bool = False
+    # the workers' Parquet files per raw table, appended in one statement each
+    spooled: dict[str, list[Path]] = field(default_factory=dict)
+
+
+def _load_transcripts(
+    con: duckdb.DuckDBPyConnection,
+    sources: list[SourceFile],
+    states: dict[str, FileState],
+    build: refresh.Refresh,
+    spool: Path,
+    progress: Callable[[int, int], Callable[[int], None]] | None,
+) -> _Loaded:
+    """Parse the new lines; rows that came back in memory go into the raw tables at once,
+    the rest waits in ``spool`` for ``_append``."""
+    loaded_at = now_utc()
+    tick = progress(len(sources), 0) if progress else None
+    loaded = _Loaded(LoadOutcome(files_seen=len(sources)))
+    outcome = loaded.outcome
+    for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=spool):
+        build.touch(chunk.outcome.rewritten)
+        warehouse.forget_files(con, chunk.outcome.rewritten)
+        for table, frame in chunk.frames.items():
+            if isinstance(frame, Path):
+                loaded.spooled.setdefault(table, []).append(frame)
+            else:
+                warehouse.append(con, table, frame)
+        loaded.new_errors = loaded.new_errors or "raw_load_errors" in chunk.frames
+        outcome.files_loaded += chunk.outcome.files_loaded
+        outcome.lines_loaded += chunk.outcome.lines_loaded
+        outcome.states.extend(chunk.outcome.states)
+    return loaded
+
+
+def _append(con: duckdb.DuckDBPyConnection, loaded: _Loaded, build: refresh.Refresh) -> None:
+    """Store the spooled rows and the files' new states."""
+    for table, files in loaded.spooled.items():
+        warehouse.append_parquet(con, table, files)
+    warehouse.write_states(con, loaded.outcome.states)
+    build.touch([state["file_id"] for state in loaded.outcome.states])
+
+
+def _report(
+    loaded: _Loaded, cleared: bool, bases: baseload.BaseRefresh, build: refresh.Refresh
+) -> IngestReport:
+    outcome = loaded.outcome
+    report = IngestReport()
+    report.files_seen = outcome.files_seen
+    report.files_loaded = outcome.files_loaded
+    report.lines_loaded = outcome.lines_loaded
+    report.changed = (
+        bool(outcome.states)
+        or loaded.new_errors
+        or cleared
+        or bases.reloaded
+        or bases.links_changed
+        or build.models_changed
+    )
+    return report
+
+
+@contextlib.contextmanager
+def _spool(con: duckdb.DuckDBPyConnection) -> Iterator[Path]:
+    """A folder for the workers' Parquet files beside the warehouse (same disk), named after
+    it; a killed run's leftovers go first."""
+    folder, prefix = db_dir(con), _spool_prefix(con)
+    _remove_stale_spools(Path(folder), prefix)
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=folder) as spool:
+        yield Path(spool)
 
 
 def _spool_prefix(con: duckdb.DuckDBPyConnection) -> str:
@@ -208,57 +250,6 @@ def db_dir(con: duckdb.DuckDBPyConnection) -> str:
         "select path from duckdb_databases() where database_name = current_database()"
     ).fetchall()
     return os.path.dirname(path[0][0]) if path and path[0][0] else tempfile.gettempdir()
-
-
-def _touched_table(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("create or replace temp table touched_lines (session_id varchar, uuid varchar)")
-
-
-def _touch(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
-    """Remember the sessions (and line ids) of files whose rows are about to change."""
-    if not file_ids:
-        return
-    ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
-    con.register("touched_ids", ids.to_arrow())
-    con.execute(
-        "insert into touched_lines select session_id, uuid from raw_events"
-        " where file_id in (select file_id from touched_ids) and session_id is not null"
-    )
-    con.execute(
-        "insert into touched_lines select session_id, null from raw_subagent_meta"
-        " where file_id in (select file_id from touched_ids) and session_id is not null"
-    )
-    con.unregister("touched_ids")
-
-
-def _affected_sessions(con: duckdb.DuckDBPyConnection) -> str:
-    """The sessions whose rows a refresh must recompute: those of the touched files, and
-    those sharing a line id with them (a resume copy's keeper may change)."""
-    con.execute(
-        """
-        create or replace temp table affected_sessions as
-        select distinct session_id from touched_lines
-        union
-        select distinct events.session_id
-        from raw_events events
-        inner join (select distinct uuid from touched_lines where uuid is not null) touched
-            using (uuid)
-        where events.session_id is not null
-        """
-    )
-    return "affected_sessions"
-
-
-def _built_with(con: duckdb.DuckDBPyConnection) -> str | None:
-    """Fingerprint of the sql/ models the layers were last built from (None: never built)."""
-    con.execute("create table if not exists meta_build (models varchar, built_at timestamptz)")
-    rows = con.execute("select models from meta_build").fetchall()
-    return rows[0][0] if rows else None
-
-
-def _record_build(con: duckdb.DuckDBPyConnection, models: str) -> None:
-    con.execute("delete from meta_build")
-    con.execute("insert into meta_build values (?, now())", [models])
 
 
 def totals(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:

@@ -23,7 +23,7 @@ import orjson
 
 from lessons_analytics.parse_claude import ClaudeFileParser, parse_meta
 from lessons_analytics.parse_codex import CodexFileParser, parse_legacy
-from lessons_analytics.schema import BadValue, Batch
+from lessons_analytics.schema import BadValue, Batch, FileState
 from lessons_analytics.sources import SourceFile as SourceFile
 from lessons_analytics.sources import classify as classify
 from lessons_analytics.sources import discover as discover
@@ -34,17 +34,6 @@ _ROLLOUT_ID = re.compile(
     r"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl?$"
 )
 _BOM = b"\xef\xbb\xbf"
-
-
-@dataclass(slots=True)
-class FileState:
-    file_id: int
-    size_bytes: int
-    mtime_ns: int
-    consumed_bytes: int
-    consumed_lines: int
-    head_hash: str
-    context: dict[str, Any]
 
 
 @dataclass

@@ -14,6 +14,7 @@ written as ``"12"`` or ``true`` is a wrong type, not 12 or 1.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -182,9 +183,23 @@ FILE_TABLES = [
 ]
 
 
+@dataclass(slots=True)
+class FileState:
+    """A transcript file's row of ``raw_files``: how much of it is already loaded."""
+
+    file_id: int
+    size_bytes: int
+    mtime_ns: int
+    consumed_bytes: int
+    consumed_lines: int
+    head_hash: str
+    context: dict[str, Any]
+
+
 def create_sql(table: str) -> str:
-    """``create table if not exists`` for a raw table or a table of ``STORED_TABLES``."""
-    columns = RAW_TABLES[table] if table in RAW_TABLES else STORED_TABLES[table]
+    """``create table if not exists`` for a raw table or a table of ``STORED_TABLES`` or
+    ``META_TABLES``."""
+    columns = {**RAW_TABLES, **STORED_TABLES, **META_TABLES}[table]
     cols = ", ".join(
         f"{quote_identifier(name)} {duck_type(dtype)}" for name, dtype in columns.items()
     )
@@ -501,3 +516,14 @@ SIGN_HISTORY: dict[str, Any] = {
 }
 
 STORED_TABLES: dict[str, dict[str, Any]] = {"fct_sign_history": SIGN_HISTORY}
+
+# ---------------------------------------------------------------- the build's own bookkeeping
+# Written by refresh.py (and the import of exports); never exported, never read by a query.
+META_TABLES: dict[str, dict[str, Any]] = {
+    # the fingerprint of the sql/ models the layers were last built from: one row at most
+    "meta_build": {"models": Str, "built_at": Ts},
+    # the sessions an incremental refresh rebuilds; empty between runs
+    "meta_build_sessions": {"session_id": Str},
+    # the export folders a central warehouse was loaded from (exchange.import_parquet)
+    "meta_imports": {"folder": Str},
+}

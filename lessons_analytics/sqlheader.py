@@ -16,7 +16,7 @@ what one row is, in words. Directives are lowercase and machine-read:
   the audits.
 - ``materialized: view`` or ``table`` (default: views for staging, tables elsewhere).
 - ``incremental: <column>`` the model's rows depend only on their own value of the column;
-  ``transform.build`` then refreshes only the touched values.
+  an incremental build (``refresh.build_sessions``) then refreshes only the touched values.
 
 Any other line is prose. A query's ``$name`` bind parameters must each be named somewhere in
 its header, so the header stays the list of what a caller passes.

@@ -14,15 +14,17 @@ import orjson
 import polars as pl
 
 from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse
-from lessons_analytics.load import FileState
 from lessons_analytics.schema import (
     BASE_TABLES,
     FILE_TABLES,
+    META_TABLES,
     RAW_TABLES,
     Columns,
+    FileState,
     create_sql,
     empty_base_frame,
 )
+from lessons_analytics.sqlfiles import quote_identifier
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -47,10 +49,8 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
 
 
 def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
-    for table in RAW_TABLES:
+    for table in [*RAW_TABLES, *META_TABLES]:
         con.execute(create_sql(table))
-    # the sessions an incremental refresh rebuilds (empty between runs)
-    con.execute("create table if not exists meta_build_sessions (session_id varchar)")
     existing = {row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()}
     for table in BASE_TABLES:
         if table not in existing:
@@ -74,8 +74,11 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
         return
     ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
     con.register("forget_ids", ids.to_arrow())
-    for table in [*FILE_TABLES]:
-        con.execute(f"delete from {table} where file_id in (select file_id from forget_ids)")
+    for table in FILE_TABLES:
+        con.execute(
+            f"delete from {quote_identifier(table)}"
+            " where file_id in (select file_id from forget_ids)"
+        )
     con.unregister("forget_ids")
 
 
@@ -94,22 +97,23 @@ def write_states(con: duckdb.DuckDBPyConnection, states: list[dict[str, Any]]) -
 
 def append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
     con.register("incoming", frame.to_arrow())
-    names = ", ".join(frame.columns)
-    con.execute(f"insert into {table} ({names}) select {names} from incoming")
+    names = ", ".join(quote_identifier(name) for name in frame.columns)
+    con.execute(f"insert into {quote_identifier(table)} ({names}) select {names} from incoming")
     con.unregister("incoming")
 
 
 def append_parquet(con: duckdb.DuckDBPyConnection, table: str, files: list[Path]) -> None:
     """Load the workers' Parquet files of one table in a single statement."""
     con.execute(
-        f"insert into {table} by name select * from read_parquet(?)", [[str(f) for f in files]]
+        f"insert into {quote_identifier(table)} by name select * from read_parquet(?)",
+        [[str(f) for f in files]],
     )
 
 
 def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
     """Bases are re-read whole; their raw tables are replaced each run."""
     con.register("incoming", frame.to_arrow())
-    con.execute(f"create or replace table {table} as select * from incoming")
+    con.execute(f"create or replace table {quote_identifier(table)} as select * from incoming")
     con.unregister("incoming")
 
 

@@ -1,0 +1,78 @@
+"""The refresh protocol on a hand-made warehouse: which sessions a change touches, and when a
+run may refresh them instead of rebuilding every table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from lessons_analytics import refresh, transform, warehouse
+from lessons_analytics.baseload import BaseRefresh
+from lessons_analytics.schema import META_TABLES
+
+
+@pytest.fixture
+def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
+    con = warehouse.connect(tmp_path / "w.duckdb")
+    warehouse.ensure_raw_tables(con)
+    # file 1 and 2 hold the same line u1 (a resumed session copies its parent's lines);
+    # file 3 is unrelated; file 4 is a subagent's meta file
+    con.execute(
+        "insert into raw_events (file_id, session_id, uuid) values"
+        " (1, 'A', 'u1'), (1, 'A', 'u2'), (2, 'B', 'u1'), (3, 'C', 'u3'), (3, null, 'u4')"
+    )
+    con.execute("insert into raw_subagent_meta (file_id, session_id) values (4, 'D')")
+    return con
+
+
+def _affected(con: duckdb.DuckDBPyConnection) -> list[str]:
+    table = refresh.affected_sessions(con)
+    return [row[0] for row in con.execute(f"select session_id from {table} order by 1").fetchall()]
+
+
+def test_meta_tables_come_from_the_schema(con: duckdb.DuckDBPyConnection) -> None:
+    for table, columns in META_TABLES.items():
+        found = con.execute(
+            "select column_name from information_schema.columns where table_name = ?"
+            " order by ordinal_position",
+            [table],
+        ).fetchall()
+        assert [name for (name,) in found] == list(columns)
+
+
+def test_a_first_build_is_full_and_tracks_nothing(con: duckdb.DuckDBPyConnection) -> None:
+    build = refresh.Refresh(con)
+    assert build.models_changed
+    assert not build.incremental(BaseRefresh(False, False, False))
+    build.touch([1])
+    assert _affected(con) == []
+
+
+def test_touched_sessions_and_those_sharing_a_line(con: duckdb.DuckDBPyConnection) -> None:
+    refresh.record_build(con, transform.models_fingerprint())
+    build = refresh.Refresh(con)
+    assert not build.models_changed
+    build.touch([1])
+    # A was touched; B shares u1 with it; C shares nothing
+    assert _affected(con) == ["A", "B"]
+    build.touch([4])
+    assert _affected(con) == ["A", "B", "D"]
+
+
+def test_base_changes_decide_full_or_incremental(con: duckdb.DuckDBPyConnection) -> None:
+    refresh.record_build(con, transform.models_fingerprint())
+    build = refresh.Refresh(con)
+    assert build.incremental(BaseRefresh(False, False, False))
+    # links for new working directories only: their sessions are touched anyway
+    assert build.incremental(BaseRefresh(False, True, True))
+    assert not build.incremental(BaseRefresh(False, True, False))
+    assert not build.incremental(BaseRefresh(True, False, False))
+
+
+def test_other_models_rebuild_whole(con: duckdb.DuckDBPyConnection) -> None:
+    refresh.record_build(con, "an older set of models")
+    build = refresh.Refresh(con)
+    assert build.models_changed
+    assert not build.incremental(BaseRefresh(False, False, False))
