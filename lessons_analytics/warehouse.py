@@ -7,14 +7,13 @@ import errno
 import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import orjson
 import polars as pl
 
 from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse
-from lessons_analytics.load import FileState
 from lessons_analytics.schema import (
     BASE_TABLES,
     FILE_TABLES,
@@ -23,6 +22,9 @@ from lessons_analytics.schema import (
     create_sql,
     empty_base_frame,
 )
+
+if TYPE_CHECKING:
+    from lessons_analytics.load import FileState
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -58,6 +60,9 @@ def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def file_states(con: duckdb.DuckDBPyConnection) -> dict[str, FileState]:
+    # imported here: load imports both parsers, which no analysis command needs
+    from lessons_analytics.load import FileState
+
     rows = con.execute(
         "select path, file_id, size_bytes, mtime_ns, consumed_bytes, consumed_lines,"
         " head_hash, context_json from raw_files"
