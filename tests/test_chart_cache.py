@@ -69,7 +69,10 @@ def test_second_report_reuses_every_chart_and_writes_the_same_bytes(
     assert len(drawn) == 2 * len(first)
     assert {p.name: p.read_bytes() for p in fresh} == cached
     assert (tmp_path / "b" / "report.html").read_bytes() == html_a
-    assert len(list((tmp_path / "a" / chartcache.CACHE_DIR).iterdir())) == len(set(cached.values()))
+    cache = chartcache.cache_dir(tmp_path / "a")
+    assert cache.parent.parent == tmp_path  # beside the report, not in it
+    assert not (tmp_path / "a" / chartcache.CACHE_DIR).exists()
+    assert len(list(cache.iterdir())) == len(set(cached.values()))
 
 
 def _chart(reads: int) -> Chart:
@@ -81,16 +84,16 @@ def test_changed_data_redraws_and_leaves_only_the_new_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     drawn = _counting(monkeypatch)
-    one = chartcache.render_charts([_chart(100)], tmp_path)
+    one = chartcache.render_charts([_chart(100)], tmp_path / "r")
     assert len(drawn) == 1
-    assert chartcache.render_charts([_chart(100)], tmp_path) == one
+    assert chartcache.render_charts([_chart(100)], tmp_path / "r") == one
     assert len(drawn) == 1
-    two = chartcache.render_charts([_chart(101)], tmp_path)
+    two = chartcache.render_charts([_chart(101)], tmp_path / "r")
     assert len(drawn) == 2
     assert two["body.png"] != one["body.png"]
     assert two["body.png"] == charts.png_bytes(_chart(101).figure)
     version = chartcache.code_version()
-    left = [p.name for p in (tmp_path / chartcache.CACHE_DIR).iterdir()]
+    left = [p.name for p in chartcache.cache_dir(tmp_path / "r").iterdir()]
     assert left == [f"{chartcache.chart_key(_chart(101), version)}.png"]
 
 

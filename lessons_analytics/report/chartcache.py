@@ -3,9 +3,10 @@
 Each chart is keyed by a SHA-256 of its drawing function's name, its arguments (frames by
 column names, dtypes and rows) and the chart code version: the bytes of ``charts.py`` and
 the installed matplotlib version, so a change to either redraws every chart. The PNGs live
-in ``<report dir>/.chart-cache/<key>.png``; a hit copies those bytes, which are the bytes an
-uncached render of the same data writes (matplotlib's Agg PNG carries no timestamp). After
-a run the cache holds only the keys that run used, so it never grows beyond one report.
+beside the report, in ``<parent>/.chart-cache/<report dir name>/<key>.png``, so the report
+folder holds only the report (it is shared or committed as it is). A hit copies the bytes
+an uncached render of the same data writes (matplotlib's Agg PNG carries no timestamp).
+After a run the cache holds only the keys that run used: it never outgrows one report.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ from lessons_analytics.report.layout import Chart
 
 CACHE_DIR = ".chart-cache"
 CHARTS_SOURCE = Path(__file__).with_name("charts.py")
+
+
+def cache_dir(directory: Path) -> Path:
+    """Where the charts of the report written into ``directory`` are cached."""
+    directory = directory.resolve()
+    return directory.parent / CACHE_DIR / directory.name
 
 
 def code_version() -> str:
@@ -50,7 +57,7 @@ def chart_key(chart: Chart, version: str) -> str:
 def render_charts(charts: Sequence[Chart], directory: Path) -> dict[str, bytes]:
     """The PNG bytes of every chart by file name, read from the cache where the key matches
     and drawn (then cached) otherwise."""
-    cache = directory / CACHE_DIR
+    cache = cache_dir(directory)
     cache.mkdir(parents=True, exist_ok=True)
     version = code_version()
     images: dict[str, bytes] = {}
