@@ -13,9 +13,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-import frontmatter
-import yaml
-
 from lessons_analytics.baseshapes import LESSON_FILE, LESSON_ID_IN_TEXT, is_sleep_marker
 
 LESSONS_DIR = "LESSONS"
@@ -176,6 +173,11 @@ def _parse_front_matter(doc: LessonDoc) -> None:
         doc.errors.append((1, "front matter is not closed with ---"))
         return
     doc.fm_end = closing
+    # imported here, not at the top: every analysis command imports this module for its
+    # constants, and only the commands that read lesson files need a YAML parser
+    import frontmatter
+    import yaml
+
     try:
         meta = frontmatter.loads(doc.text).metadata
     except yaml.YAMLError as exc:

@@ -172,7 +172,9 @@ def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> pl.DataFr
 def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> pl.DataFrame:
     names = set(_PARAM.findall(sql))
     bound = {name: params.get(name) for name in names}
-    frame: pl.DataFrame = con.sql(sql, params=bound).pl()
+    # Through the Arrow PyCapsule stream, not .pl(): .pl() builds a pyarrow Table first, and
+    # importing pyarrow cost every analysis command about 0.15 s; the frames are equal.
+    frame = pl.DataFrame(con.sql(sql, params=bound))
     return frame
 
 

@@ -33,3 +33,36 @@ def test_help_and_version_import_nothing_heavy(flag: str) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.stderr.strip() == ""
     assert done.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    from lessons_analytics.demo import build_demo
+    from lessons_analytics.ingestion import ingest
+
+    root = tmp_path_factory.mktemp("startup")
+    ws = build_demo(root / "ws")
+    ingest(root / "w.duckdb", [ws.claude_projects, ws.codex_sessions], ws.bases)
+    return str(root / "w.duckdb")
+
+
+@pytest.mark.parametrize(
+    "command", [["heads"], ["coverage"], ["hits"], ["bodies"], ["cost", "--rituals"], ["effect"]]
+)
+def test_analysis_commands_import_neither_pyarrow_nor_matplotlib_nor_yaml(
+    command: list[str], demo_db: str
+) -> None:
+    script = (
+        "import sys\n"
+        "from lessons_analytics.cli import cli\n"
+        "try:\n"
+        f"    cli(['--db', {demo_db!r}, *{command!r}])\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        "heavy = ('pyarrow', 'matplotlib', 'yaml', 'frontmatter', 'lessons_analytics.lint')\n"
+        "loaded = [m for m in heavy if m in sys.modules]\n"
+        "print(repr((code, 'polars' in sys.modules, loaded)), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    # exit 0 and Polars loaded: the command really ran its queries
+    assert done.stderr.splitlines()[-1] == repr((0, True, [])), done.stderr

@@ -118,12 +118,11 @@ def write_report(
     data = redact_tree(orjson.loads(to_json(data)))  # what data.json holds, the page shows
     layout = build_layout(data)
     directory.mkdir(parents=True, exist_ok=True)
-    images: dict[str, bytes] = {}
-    paths = []
-    from lessons_analytics.report.charts import png_bytes
+    from lessons_analytics.report.chartcache import render_charts
 
+    images = render_charts(layout.charts, directory)
+    paths = []
     for chart in layout.charts:
-        images[chart.name] = png_bytes(chart.figure)
         (directory / chart.name).write_bytes(images[chart.name])
         paths.append(directory / chart.name)
     result = ReportPaths(

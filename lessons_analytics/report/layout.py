@@ -13,16 +13,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import polars as pl
-from matplotlib.figure import Figure
 
 from lessons_analytics.markup import lit, lit_code
 from lessons_analytics.proportions import wilson
-from lessons_analytics.report import charts
 from lessons_analytics.report.numbers import fmt_number, fmt_share
 from lessons_analytics.report.numbers import share as _share
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass
@@ -48,9 +49,21 @@ class Table:
 
 @dataclass
 class Chart:
+    """A chart drawn only when its PNG is needed: ``draw`` names its function in
+    ``charts.py`` and ``args`` are that function's arguments, so building the layout never
+    imports matplotlib and a report can reuse the PNG of an earlier run (``chartcache.py``)."""
+
     name: str  # PNG file name
     alt: str
-    figure: Figure
+    draw: str
+    args: tuple[Any, ...]
+
+    @property
+    def figure(self) -> Figure:
+        from lessons_analytics.report import charts
+
+        figure: Figure = getattr(charts, self.draw)(*self.args)
+        return figure
 
 
 @runtime_checkable
@@ -179,7 +192,8 @@ def _portfolio(out: Layout, data: dict[str, Any]) -> None:
             Chart(
                 "portfolio-coverage.png",
                 "Recall coverage per base this week",
-                charts.portfolio_chart(frame),
+                "portfolio_chart",
+                (frame,),
             )
         )
     out.add(Heading(3, "Mechanism families found by several bases"))
@@ -256,7 +270,8 @@ def _base(out: Layout, data: dict[str, Any], s: dict[str, Any]) -> None:
             Chart(
                 f"{tag}-coverage.png",
                 f"Recall coverage by week, {s['name']}",
-                charts.coverage_chart(cov, weeks, notes),
+                "coverage_chart",
+                (cov, weeks, notes),
             )
         )
     else:
@@ -339,7 +354,8 @@ def _hits(
             Chart(
                 f"{tag}-hits-by-week.png",
                 f"Hits by week and recall status, {s['name']}",
-                charts.hits_by_week_chart(frame, weeks, notes),
+                "hits_by_week_chart",
+                (frame, weeks, notes),
             )
         )
     else:
@@ -350,7 +366,8 @@ def _hits(
             Chart(
                 f"{tag}-hits-by-caught.png",
                 f"Hits by catcher, trend window, {s['name']}",
-                charts.hits_by_caught_chart(caught),
+                "hits_by_caught_chart",
+                (caught,),
             )
         )
     doc = s["documents"]["hits"]
@@ -408,7 +425,8 @@ def _heads(out: Layout, s: dict[str, Any], tag: str) -> None:
             Chart(
                 f"{tag}-head-histogram.png",
                 f"head -N reads of INDEX.md, {s['name']}",
-                charts.heads_histogram_chart(frame, line),
+                "heads_histogram_chart",
+                (frame, line),
             ),
             Para(
                 f"Trend window: {total} head reads; {short} asked for fewer lines than the "
@@ -438,7 +456,8 @@ def _bodies(out: Layout, s: dict[str, Any], tag: str) -> None:
         Chart(
             f"{tag}-body-tokens.png",
             f"Body-read tokens per lesson, {s['name']}",
-            charts.bodies_chart(lessons),
+            "bodies_chart",
+            (lessons,),
         )
     )
     rows = [
@@ -480,7 +499,8 @@ def _rituals(
             Chart(
                 f"{tag}-ritual-hours.png",
                 f"Ritual hours by week, {s['name']}",
-                charts.rituals_chart(pl.DataFrame(rows), weeks, notes),
+                "rituals_chart",
+                (pl.DataFrame(rows), weeks, notes),
             )
         )
     table = [
@@ -567,7 +587,8 @@ def _life(out: Layout, s: dict[str, Any], tag: str, weeks: list[str]) -> None:
             Chart(
                 f"{tag}-life.png",
                 f"Lessons added, promoted, deferred, retired by week, {s['name']}",
-                charts.life_chart(frame),
+                "life_chart",
+                (frame,),
             )
         )
     else:

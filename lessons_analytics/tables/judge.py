@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from lessons_analytics.check import Failure
-from lessons_analytics.lint import Finding
+if TYPE_CHECKING:  # types only: importing lint would import poison and yaml for `heads`
+    from lessons_analytics.check import Failure
+    from lessons_analytics.lint import Finding
 
 
 def check(failures: Sequence[Failure]) -> list[str]:
