@@ -7,7 +7,7 @@ import errno
 import re
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import duckdb
 import orjson
@@ -25,9 +25,6 @@ from lessons_analytics.schema import (
     empty_base_frame,
 )
 from lessons_analytics.sqlfiles import quote_identifier
-
-if TYPE_CHECKING:
-    from lessons_analytics.load import FileState
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -61,9 +58,6 @@ def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def file_states(con: duckdb.DuckDBPyConnection) -> dict[str, FileState]:
-    # imported here: load imports both parsers, which no analysis command needs
-    from lessons_analytics.load import FileState
-
     rows = con.execute(
         "select path, file_id, size_bytes, mtime_ns, consumed_bytes, consumed_lines,"
         " head_hash, context_json from raw_files"

@@ -16,6 +16,7 @@ from lessons_analytics.demo import build_demo
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.report import chartcache, charts, write_report
 from lessons_analytics.report.layout import Chart
+from lessons_analytics.settings import Thresholds
 
 WEEK = "2026-W48"
 
@@ -33,7 +34,12 @@ def _report(db: Path, out: Path) -> list[Path]:
     con = warehouse.connect(db, read_only=True)
     try:
         paths = write_report(
-            con, out, WEEK, as_of=date(2026, 11, 30), generated_at=datetime(2026, 12, 1, tzinfo=UTC)
+            con,
+            out,
+            WEEK,
+            as_of=date(2026, 11, 30),
+            thresholds=Thresholds(),
+            generated_at=datetime(2026, 12, 1, tzinfo=UTC),
         )
         return paths.charts
     finally:
@@ -123,8 +129,10 @@ def test_a_fully_cached_report_does_not_import_matplotlib(demo_db: Path, tmp_pat
         "from pathlib import Path\n"
         "from lessons_analytics import warehouse\n"
         "from lessons_analytics.report import write_report\n"
+        "from lessons_analytics.settings import Thresholds\n"
         f"con = warehouse.connect(Path({str(demo_db)!r}), read_only=True)\n"
-        f"write_report(con, Path({str(out)!r}), {WEEK!r}, as_of=date(2026, 11, 30))\n"
+        f"write_report(con, Path({str(out)!r}), {WEEK!r}, as_of=date(2026, 11, 30),"
+        " thresholds=Thresholds())\n"
         "print('matplotlib' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
