@@ -79,9 +79,7 @@ class CardsPage:
         return "\n\n".join(parts) + "\n"
 
 
-def cards(
-    start_dir: str | Path, page: int = 1, page_size: int = 10, *, lint: Lint
-) -> CardsPage:
+def cards(start_dir: str | Path, page: int = 1, page_size: int = 10, *, lint: Lint) -> CardsPage:
     """Page ``page`` (1-based) of the active lessons of every base from ``start_dir`` up;
     ``lint`` (the ``[lint]`` settings) decides the poisoning warnings, as ``lint`` does.
 

@@ -56,9 +56,7 @@ def distinct(value: float, other: float, places: int | None = None) -> tuple[str
     if places is None:
         places = max(_places(value), _places(other))
     while (
-        value != other
-        and _fixed(value, places) == _fixed(other, places)
-        and places < _MAX_PLACES
+        value != other and _fixed(value, places) == _fixed(other, places) and places < _MAX_PLACES
     ):
         places += 1
     return _fixed(value, places), _fixed(other, places)

@@ -129,9 +129,7 @@ def _signs(db_path: Path, thresholds: Thresholds, today: date) -> list[BaseStats
     con = warehouse.connect(db_path)
     try:
         bases = query(con, "bases", bases=None)["base_path"].to_list()
-        stats = [
-            base_stats(Path(b), today, thresholds, con) for b in bases if Path(b).is_dir()
-        ]
+        stats = [base_stats(Path(b), today, thresholds, con) for b in bases if Path(b).is_dir()]
         store_signs(con, stats)
         return stats
     finally:

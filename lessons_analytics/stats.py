@@ -353,9 +353,7 @@ def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
     return not found.is_empty()
 
 
-def _costly_ritual(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
-) -> Sign:
+def _costly_ritual(con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds) -> Sign:
     costly, worst = [], 0.0
     for item in metrics.lesson_rituals(con, filters):
         cost = metrics.ritual_cost(con, item["ritual"], filters, item["lesson_id"], t["gap_cap_s"])
@@ -366,9 +364,7 @@ def _costly_ritual(
     return Sign("costly-ritual", worst, t["costly_ritual_hours_per_week"], bool(costly), costly)
 
 
-def _costly_body(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
-) -> Sign:
+def _costly_body(con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds) -> Sign:
     params = {**filters.params(), "divisor": t["chars_per_token"],
               "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip
     weeks = metrics.query(con, "cost_scope", **params).to_dicts()[0]["weeks"] or 0

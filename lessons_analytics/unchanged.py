@@ -185,9 +185,7 @@ def listing_of(
         ).fetchall()
     )
     links = _links(cwds)
-    rows = {
-        (cwd, base, depth) for cwd, bases in links.items() for depth, base in enumerate(bases)
-    }
+    rows = {(cwd, base, depth) for cwd, bases in links.items() for depth, base in enumerate(bases)}
     if rows != set(con.execute("select cwd, base_path, depth from raw_cwd_bases").fetchall()):
         return None
     try:

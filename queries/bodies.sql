@@ -14,7 +14,8 @@ reads as (
         ceil(chars_delivered / $divisor)::bigint as tokens_est,
         body_bytes > $large_bytes as is_large,
     from fct_body_reads
-    where ($bases is null or list_contains($bases, base_path))
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or called_at >= $since)
         and ($until is null or called_at < $until)
 )

@@ -10,13 +10,19 @@ reads as (
         *,
         ceil(chars_delivered / $divisor)::bigint as tokens_est,
     from fct_body_reads
-    where ($bases is null or list_contains($bases, base_path))
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or called_at >= $since)
         and ($until is null or called_at < $until)
 ),
 
 lessons as (
-    select base_path, lesson_id, body_bytes, journal_bytes from dim_lessons
+    select
+        base_path,
+        lesson_id,
+        body_bytes,
+        journal_bytes,
+    from dim_lessons
 )
 
 select
@@ -32,4 +38,4 @@ select
 from reads
 left join lessons using (base_path, lesson_id)
 group by reads.base_path, reads.lesson_id
-order by reads.base_path, tokens desc, reads.lesson_id
+order by reads.base_path asc, tokens desc, reads.lesson_id asc

@@ -8,7 +8,8 @@ select
     count(*) as reads,
     sum(ceil(chars_delivered / $divisor))::bigint as tokens,
 from fct_body_reads
-where ($bases is null or list_contains($bases, base_path))
+where
+    ($bases is null or list_contains($bases, base_path))
     and ($since is null or called_at >= $since)
     and ($until is null or called_at < $until)
 group by base_path, lesson_id, week

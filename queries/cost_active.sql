@@ -10,20 +10,26 @@
 with
 
 sessions as (
-    select * from fct_sessions
-    where ($since is null or started_at >= $since)
+    select *, from fct_sessions
+    where
+        ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
         and ($bases is null or exists (
-            select 1 from dim_session_bases links
-            where links.session_id = fct_sessions.session_id
+            select 1, from dim_session_bases as links
+            where
+                links.session_id = fct_sessions.session_id
                 and list_contains($bases, links.base_path)
         ))
 ),
 
 calls as (
-    select session_id, called_at, result_at
+    select
+        session_id,
+        called_at,
+        result_at,
     from fct_tool_calls
-    where list_contains($call_ids, tool_use_id)
+    where
+        list_contains($call_ids, tool_use_id)
         and result_at is not null
 ),
 
@@ -34,7 +40,7 @@ events as (
         lag(events.ts) over (
             partition by events.session_id order by events.ts
         ) as previous_at,
-    from fct_events events
+    from fct_events as events
     inner join sessions using (session_id)
     where events.ts is not null
 ),
@@ -44,10 +50,12 @@ inside as (
         session_id,
         date_diff('microsecond', previous_at, ts) / 1e6 as gap_s,
     from events
-    where previous_at is not null
+    where
+        previous_at is not null
         and exists (
-            select 1 from calls
-            where calls.session_id = events.session_id
+            select 1, from calls
+            where
+                calls.session_id = events.session_id
                 and events.previous_at >= calls.called_at
                 and events.ts <= calls.result_at
         )

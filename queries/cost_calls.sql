@@ -11,22 +11,25 @@
 with
 
 calls as (
-    select * from fct_tool_calls
-    where command is not null
+    select *, from fct_tool_calls
+    where
+        command is not null
         and ($since is null or called_at >= $since)
         and ($until is null or called_at < $until)
-        and (regexp_matches(command, $pattern)
+        and (
+            regexp_matches(command, $pattern)
             or regexp_matches(
                 regexp_replace(command, '\s*(&&|\|\||;|\||\n)\s*', chr(10), 'g'),
                 '(?m)' || $pattern
-            ))
+            )
+        )
 ),
 
 scoped as (
-    select calls.*
+    select calls.*,
     from calls
     where $bases is null or exists (
-        select 1 from dim_session_bases links
+        select 1, from dim_session_bases as links
         where links.session_id = calls.session_id and list_contains($bases, links.base_path)
     )
 )

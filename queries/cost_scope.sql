@@ -13,12 +13,14 @@
 with
 
 sessions as (
-    select * from fct_sessions
-    where ($since is null or started_at >= $since)
+    select *, from fct_sessions
+    where
+        ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
         and ($bases is null or exists (
-            select 1 from dim_session_bases links
-            where links.session_id = fct_sessions.session_id
+            select 1, from dim_session_bases as links
+            where
+                links.session_id = fct_sessions.session_id
                 and list_contains($bases, links.base_path)
         ))
 ),
@@ -29,18 +31,23 @@ gaps as (
         date_diff('microsecond', lag(events.ts) over (
             partition by events.session_id order by events.ts
         ), events.ts) / 1e6 as gap_s,
-    from fct_events events
+    from fct_events as events
     inner join sessions using (session_id)
     where events.ts is not null
 )
 
 select
-    (select count(*) from sessions) as sessions,
-    (select min(started_at) from sessions) as first_at,
-    (select max(started_at) from sessions) as last_at,
-    (select date_diff('day', date_trunc('week', min(started_at)),
-        date_trunc('week', max(started_at))) // 7 + 1 from sessions) as weeks,
+    (select count(*), from sessions) as sessions,
+    (select min(started_at), from sessions) as first_at,
+    (select max(started_at), from sessions) as last_at,
+    (select date_diff(
+        'day', date_trunc('week', min(started_at)),
+        date_trunc('week', max(started_at))
+    ) // 7 + 1, from sessions) as weeks,
     -- exact decimals: a sum of doubles depends on the order rows arrive in
-    coalesce((select sum(least(gap_s, $gap_cap_s)::decimal(18, 6)) from gaps
-        where gap_s is not null), 0)::double
+    coalesce((
+        select sum(least(gap_s, $gap_cap_s)::decimal(18, 6)),
+        from gaps
+        where gap_s is not null
+    ), 0)::double
         as active_seconds,

@@ -7,8 +7,9 @@
 with
 
 sessions as (
-    select * from fct_session_recall
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_session_recall
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
 )
@@ -19,9 +20,9 @@ select
     count(*) filter (where in_scope and read_index) as sessions_reading_index,
     count(*) filter (where in_scope and recalled_any) as sessions_recalled,
     (count(*) filter (where in_scope and recalled_any))
-        / nullif(count(*) filter (where in_scope), 0) as coverage,
+    / nullif(count(*) filter (where in_scope), 0) as coverage,
     (count(*) filter (where in_scope and read_index))
-        / nullif(count(*) filter (where in_scope), 0) as index_read_share,
+    / nullif(count(*) filter (where in_scope), 0) as index_read_share,
 from sessions
 group by base_path
 order by base_path

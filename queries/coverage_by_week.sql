@@ -9,7 +9,8 @@ select
     count(*) filter (where recalled_any) as sessions_recalled,
     (count(*) filter (where recalled_any)) / count(*) as coverage,
 from fct_session_recall
-where in_scope
+where
+    in_scope
     and ($bases is null or list_contains($bases, base_path))
     and ($since is null or started_at >= $since)
     and ($until is null or started_at < $until)

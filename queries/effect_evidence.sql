@@ -8,8 +8,9 @@
 with
 
 exposures as (
-    select * from fct_lesson_exposures
-    where (is_hit or first_recall_at is not null)
+    select *, from fct_lesson_exposures
+    where
+        (is_hit or first_recall_at is not null)
         and ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
@@ -17,7 +18,12 @@ exposures as (
 
 recall_lines as (
     -- the earliest surfacing, ties broken by its transcript line (both columns of one row)
-    select base_path, lesson_id, session_id, recall_file, recall_line,
+    select
+        base_path,
+        lesson_id,
+        session_id,
+        recall_file,
+        recall_line,
     from (
         select
             base_path,
@@ -37,7 +43,13 @@ recall_lines as (
 
 hit_lines as (
     -- the earliest journal line of the session's hits, ties broken by file and line
-    select base_path, lesson_id, session_id, first_missed_at, journal_file, journal_line,
+    select
+        base_path,
+        lesson_id,
+        session_id,
+        first_missed_at,
+        journal_file,
+        journal_line,
     from (
         select
             base_path,
@@ -59,7 +71,10 @@ hit_lines as (
 ),
 
 sessions as (
-    select session_id, file_path as transcript_file from fct_sessions
+    select
+        session_id,
+        file_path as transcript_file,
+    from fct_sessions
 )
 
 select

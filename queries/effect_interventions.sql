@@ -16,17 +16,22 @@
 with
 
 changes as (
-    select * from fct_base_changes
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_base_changes
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or committed_at >= $since)
         and ($until is null or committed_at < $until)
 ),
 
 sessions as (
-    select links.base_path, links.session_id, s.started_at,
+    select
+        links.base_path,
+        links.session_id,
+        s.started_at,
     from dim_session_bases as links
     inner join fct_sessions as s using (session_id)
-    where ($bases is null or list_contains($bases, links.base_path))
+    where
+        ($bases is null or list_contains($bases, links.base_path))
         and ($since is null or s.started_at >= $since)
         and ($until is null or s.started_at < $until)
 ),
@@ -54,10 +59,13 @@ ordered as (
 gaps as (
     select
         ordered.*,
-        (select count(*) from sessions
-         where sessions.base_path = ordered.base_path
-             and sessions.started_at >= ordered.previous_at
-             and sessions.started_at < ordered.committed_at)
+        (
+            select count(*), from sessions
+            where
+                sessions.base_path = ordered.base_path
+                and sessions.started_at >= ordered.previous_at
+                and sessions.started_at < ordered.committed_at
+        )
             as sessions_since_previous,
     from ordered
 ),
@@ -66,7 +74,8 @@ grouped as (
     select
         *,
         sum(case
-            when previous_at is null
+            when
+                previous_at is null
                 or sessions_since_previous >= $window_sessions then 1
             else 0
         end) over (
@@ -88,13 +97,19 @@ groups as (
 ),
 
 blind as (
-    select base_path, session_id, bool_and(is_blind) as is_blind,
+    select
+        base_path,
+        session_id,
+        bool_and(is_blind) as is_blind,
     from fct_index_reads
     group by base_path, session_id
 ),
 
 hit_sessions as (
-    select distinct base_path, session_id from fct_hit_attribution
+    select distinct
+        base_path,
+        session_id,
+    from fct_hit_attribution
     where session_found
 ),
 
@@ -114,25 +129,35 @@ facts as (
 ),
 
 before_windows as (
-    select groups.base_path, groups.group_id, 'before' as side, facts.*
+    select
+        groups.base_path,
+        groups.group_id,
+        'before' as side,
+        facts.*
         exclude (base_path),
     from groups
     inner join facts
-        on facts.base_path = groups.base_path
-        and facts.started_at < groups.group_first_at
+        on
+            groups.base_path = facts.base_path
+            and groups.group_first_at > facts.started_at
     qualify row_number() over (
         partition by groups.base_path, groups.group_id
-        order by facts.started_at desc, facts.session_id
+        order by facts.started_at desc, facts.session_id asc
     ) <= $window_sessions
 ),
 
 after_windows as (
-    select groups.base_path, groups.group_id, 'after' as side, facts.*
+    select
+        groups.base_path,
+        groups.group_id,
+        'after' as side,
+        facts.*
         exclude (base_path),
     from groups
     inner join facts
-        on facts.base_path = groups.base_path
-        and facts.started_at >= groups.group_last_at
+        on
+            groups.base_path = facts.base_path
+            and groups.group_last_at <= facts.started_at
     qualify row_number() over (
         partition by groups.base_path, groups.group_id
         order by facts.started_at, facts.session_id
@@ -140,9 +165,9 @@ after_windows as (
 ),
 
 windows as (
-    select * from before_windows
+    select *, from before_windows
     union all
-    select * from after_windows
+    select *, from after_windows
 ),
 
 window_counts as (

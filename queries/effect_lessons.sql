@@ -20,13 +20,14 @@
 with
 
 lessons as (
-    select * from dim_lesson_activations
+    select *, from dim_lesson_activations
     where ($bases is null or list_contains($bases, base_path))
 ),
 
 exposures as (
-    select * from fct_lesson_exposures
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_lesson_exposures
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
 ),
@@ -44,7 +45,7 @@ spans as (
 attributed as (
     -- not named `hits`: fct_lesson_exposures has a column of that name, and Spark resolves
     -- `hits.x` in a correlated subquery against the inner column first
-    select * from fct_hit_attribution
+    select *, from fct_hit_attribution
     where ($bases is null or list_contains($bases, base_path))
 ),
 
@@ -56,8 +57,9 @@ unplaced as (
         coalesce(attributed.missed_at, attributed.hit_date::timestamptz) as missed_at,
     from attributed
     where not exists (
-        select 1 from exposures
-        where exposures.base_path = attributed.base_path
+        select 1, from exposures
+        where
+            exposures.base_path = attributed.base_path
             and exposures.lesson_id = attributed.lesson_id
             and exposures.session_id = attributed.session_id
     )
@@ -70,9 +72,11 @@ unplaced_periods as (
         unplaced.independence_key,
         unplaced.missed_at,
         case
-            when lessons.activated_at is null
+            when
+                lessons.activated_at is null
                 or unplaced.missed_at < lessons.activated_at then 'before'
-            when lessons.deactivated_at is null
+            when
+                lessons.deactivated_at is null
                 or unplaced.missed_at < lessons.deactivated_at then 'after'
             else 'inactive'
         end as period,
@@ -81,7 +85,8 @@ unplaced_periods as (
     from unplaced
     inner join lessons using (base_path, lesson_id)
     inner join spans using (base_path)
-    where unplaced.missed_at
+    where
+        unplaced.missed_at
         between spans.first_started_at and spans.last_ended_at
         and ($since is null or unplaced.missed_at >= $since)
         and ($until is null or unplaced.missed_at < $until)
@@ -132,13 +137,13 @@ exposure_counts as (
         max(started_at) filter (where period = 'after') as last_after_at,
         count(*) filter (
             where period = 'after'
-                and date_diff('microsecond', started_at, spans.last_started_at)
-                <= $retire_window_days * 86400000000
+            and date_diff('microsecond', started_at, spans.last_started_at)
+            <= $retire_window_days * 86400000000
         ) as window_sessions,
         count(*) filter (
             where period = 'after' and is_hit
-                and date_diff('microsecond', started_at, spans.last_started_at)
-                <= $retire_window_days * 86400000000
+            and date_diff('microsecond', started_at, spans.last_started_at)
+            <= $retire_window_days * 86400000000
         ) as window_hit_sessions,
     from exposures
     inner join spans using (base_path)
@@ -146,7 +151,10 @@ exposure_counts as (
 ),
 
 journal as (
-    select base_path, lesson_id, count(*) as journal_hits,
+    select
+        base_path,
+        lesson_id,
+        count(*) as journal_hits,
     from attributed
     group by base_path, lesson_id
 )

@@ -12,13 +12,14 @@
 with
 
 lessons as (
-    select * from dim_lesson_activations
+    select *, from dim_lesson_activations
     where ($bases is null or list_contains($bases, base_path))
 ),
 
 exposures as (
-    select * from fct_lesson_exposures
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_lesson_exposures
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
 ),
@@ -33,7 +34,7 @@ spans as (
 ),
 
 attributed as (
-    select * from fct_hit_attribution
+    select *, from fct_hit_attribution
     where ($bases is null or list_contains($bases, base_path))
 ),
 
@@ -45,8 +46,9 @@ unplaced as (
         coalesce(attributed.missed_at, attributed.hit_date::timestamptz) as missed_at,
     from attributed
     where not exists (
-        select 1 from exposures
-        where exposures.base_path = attributed.base_path
+        select 1, from exposures
+        where
+            exposures.base_path = attributed.base_path
             and exposures.lesson_id = attributed.lesson_id
             and exposures.session_id = attributed.session_id
     )
@@ -58,9 +60,11 @@ unplaced_weeks as (
         unplaced.lesson_id,
         strftime(unplaced.missed_at, '%G-W%V') as week,
         case
-            when lessons.activated_at is null
+            when
+                lessons.activated_at is null
                 or unplaced.missed_at < lessons.activated_at then 'before'
-            when lessons.deactivated_at is null
+            when
+                lessons.deactivated_at is null
                 or unplaced.missed_at < lessons.deactivated_at then 'after'
             else 'inactive'
         end as period,
@@ -68,7 +72,8 @@ unplaced_weeks as (
     from unplaced
     inner join lessons using (base_path, lesson_id)
     inner join spans using (base_path)
-    where unplaced.missed_at
+    where
+        unplaced.missed_at
         between spans.first_started_at and spans.last_ended_at
         and ($since is null or unplaced.missed_at >= $since)
         and ($until is null or unplaced.missed_at < $until)
@@ -102,8 +107,9 @@ select
     coalesce(unplaced_weeks.hits, 0) as hits_without_session,
 from exposure_weeks
 full outer join unplaced_weeks
-    on exposure_weeks.base_path = unplaced_weeks.base_path
-    and exposure_weeks.lesson_id = unplaced_weeks.lesson_id
-    and exposure_weeks.week = unplaced_weeks.week
-    and exposure_weeks.period = unplaced_weeks.period
+    on
+        exposure_weeks.base_path = unplaced_weeks.base_path
+        and exposure_weeks.lesson_id = unplaced_weeks.lesson_id
+        and exposure_weeks.week = unplaced_weeks.week
+        and exposure_weeks.period = unplaced_weeks.period
 order by base_path, lesson_id, week, period

@@ -15,4 +15,4 @@ select
     spawned_by_tool_use_id,
 from dim_agent_runs
 where list_contains($sessions, session_id)
-order by session_id, is_main desc, started_at nulls last, agent_run_id
+order by session_id asc, is_main desc, started_at asc nulls last, agent_run_id asc

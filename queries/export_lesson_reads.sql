@@ -13,26 +13,34 @@
 with
 
 bodies as (
-    select * from fct_body_reads
+    select *, from fct_body_reads
     where list_contains($sessions, session_id)
 ),
 
 indexes as (
-    select * from fct_index_reads
+    select *, from fct_index_reads
     where list_contains($sessions, session_id)
 ),
 
 body_reads as (
     select
-        session_id, tool_use_id, read_idx, base_path, 'body' as kind, lesson_id, path,
+        session_id,
+        tool_use_id,
+        read_idx,
+        base_path,
+        'body' as kind,
+        lesson_id,
+        path,
         method,
         delivered_to - delivered_from + 1 as lines_seen,
         null::bigint as active_rows_seen,
         null::bigint as active_rows_total,
         case
-            when coalesce(is_truncated, false) or coalesce(is_persisted, false)
+            when
+                coalesce(is_truncated, false) or coalesce(is_persisted, false)
                 or head_part_lines is not null then 'result cut'
-            when method in ('tail', 'grep') or coalesce(delivered_from, 1) > 1
+            when
+                method in ('tail', 'grep') or coalesce(delivered_from, 1) > 1
                 or delivered_to < tur_total_lines or delivered_to >= range_end
                 then 'range'
         end as partial_reason,
@@ -41,8 +49,14 @@ body_reads as (
 
 index_reads as (
     select
-        session_id, tool_use_id, read_idx, base_path, 'index' as kind,
-        null as lesson_id, path, method,
+        session_id,
+        tool_use_id,
+        read_idx,
+        base_path,
+        'index' as kind,
+        null as lesson_id,
+        path,
+        method,
         lines_delivered as lines_seen,
         active_rows_seen,
         active_rows_total,
@@ -54,9 +68,9 @@ index_reads as (
 ),
 
 reads as (
-    select * from body_reads
+    select *, from body_reads
     union all
-    select * from index_reads
+    select *, from index_reads
 )
 
 select

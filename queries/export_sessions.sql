@@ -8,11 +8,11 @@
 with
 
 sessions as (
-    select * from fct_sessions
+    select *, from fct_sessions
 ),
 
 in_scope as (
-    select distinct session_id from dim_session_bases
+    select distinct session_id, from dim_session_bases
     where list_contains($bases, base_path)
 )
 
@@ -26,7 +26,8 @@ select
     active_seconds,
     cwd,
 from sessions
-where ($bases is null or session_id in (select session_id from in_scope))
+where
+    ($bases is null or session_id in (select session_id, from in_scope))
     and ($since is null or started_at >= $since)
     and ($until is null or started_at < $until)
 order by started_at nulls last, session_id

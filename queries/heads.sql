@@ -8,14 +8,18 @@
 with
 
 reads as (
-    select * from fct_index_reads
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_index_reads
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or called_at >= $since)
         and ($until is null or called_at < $until)
 ),
 
 sessions as (
-    select base_path, session_id, bool_and(is_blind) as is_blind_session,
+    select
+        base_path,
+        session_id,
+        bool_and(is_blind) as is_blind_session,
     from reads
     group by base_path, session_id
 ),
@@ -42,7 +46,7 @@ per_base_sessions as (
     group by base_path
 )
 
-select *
+select *,
 from per_base
 inner join per_base_sessions using (base_path)
 order by base_path

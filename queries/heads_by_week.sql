@@ -3,14 +3,19 @@
 with
 
 reads as (
-    select * from fct_index_reads
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_index_reads
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or called_at >= $since)
         and ($until is null or called_at < $until)
 ),
 
 sessions as (
-    select base_path, week, session_id, bool_and(is_blind) as is_blind_session,
+    select
+        base_path,
+        week,
+        session_id,
+        bool_and(is_blind) as is_blind_session,
     from reads
     group by base_path, week, session_id
 ),
@@ -39,7 +44,7 @@ per_week_sessions as (
     group by base_path, week
 )
 
-select *
+select *,
 from per_week
 inner join per_week_sessions using (base_path, week)
 order by base_path, week

@@ -9,7 +9,8 @@ select
     min(active_heading_line) as active_heading_line_min,
     max(active_heading_line) as active_heading_line_max,
 from fct_index_reads
-where method = 'head' and head_n_read is not null
+where
+    method = 'head' and head_n_read is not null
     and ($bases is null or list_contains($bases, base_path))
     and ($since is null or called_at >= $since)
     and ($until is null or called_at < $until)

@@ -27,7 +27,8 @@ select
     transcript_file,
     call_line,
 from fct_index_reads
-where ($bases is null or list_contains($bases, base_path))
+where
+    ($bases is null or list_contains($bases, base_path))
     and ($since is null or called_at >= $since)
     and ($until is null or called_at < $until)
 order by base_path, called_at, tool_use_id

@@ -7,21 +7,28 @@
 with
 
 hits as (
-    select * from fct_hit_attribution
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_hit_attribution
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or coalesce(missed_at, hit_date::timestamptz) >= $since)
         and ($until is null or coalesce(missed_at, hit_date::timestamptz) < $until)
 ),
 
 per_lesson as (
-    select base_path, lesson_id, count(*) as hits,
+    select
+        base_path,
+        lesson_id,
+        count(*) as hits,
         row_number() over (partition by base_path order by count(*) desc, lesson_id) as rank,
     from hits
     group by base_path, lesson_id
 ),
 
 per_class as (
-    select base_path, lesson_class, count(*) as hits,
+    select
+        base_path,
+        lesson_class,
+        count(*) as hits,
         row_number() over (partition by base_path order by count(*) desc, lesson_class) as rank,
     from hits
     where lesson_class is not null
@@ -45,11 +52,19 @@ totals as (
 
 select
     totals.*,
-    (select sum(p.hits) from per_lesson p where p.base_path = totals.base_path and p.rank <= 3)
-        / totals.hits as top3_share,
-    (select c.lesson_class from per_class c where c.base_path = totals.base_path and c.rank = 1)
+    (
+        select sum(p.hits), from per_lesson as p
+        where p.base_path = totals.base_path and p.rank <= 3
+    )
+    / totals.hits as top3_share,
+    (
+        select c.lesson_class, from per_class as c
+        where c.base_path = totals.base_path and c.rank = 1)
         as max_class,
-    (select c.hits from per_class c where c.base_path = totals.base_path and c.rank = 1)
-        / totals.hits as max_class_share,
+    (
+        select c.hits, from per_class as c
+        where c.base_path = totals.base_path and c.rank = 1
+    )
+    / totals.hits as max_class_share,
 from totals
 order by base_path

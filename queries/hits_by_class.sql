@@ -7,8 +7,9 @@ select
     count(*) as hits,
     count(*) / sum(count(*)) over (partition by base_path) as share,
 from fct_hit_attribution
-where ($bases is null or list_contains($bases, base_path))
+where
+    ($bases is null or list_contains($bases, base_path))
     and ($since is null or coalesce(missed_at, hit_date::timestamptz) >= $since)
     and ($until is null or coalesce(missed_at, hit_date::timestamptz) < $until)
 group by base_path, lesson_class
-order by base_path, hits desc, lesson_class
+order by base_path asc, hits desc, lesson_class asc

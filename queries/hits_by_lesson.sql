@@ -14,8 +14,9 @@ select
     count(*) filter (where recall = 'unknown') as unknown,
     count(*) filter (where disagrees) as disagreements,
 from fct_hit_attribution
-where ($bases is null or list_contains($bases, base_path))
+where
+    ($bases is null or list_contains($bases, base_path))
     and ($since is null or coalesce(missed_at, hit_date::timestamptz) >= $since)
     and ($until is null or coalesce(missed_at, hit_date::timestamptz) < $until)
 group by base_path, lesson_id
-order by base_path, hits desc, lesson_id
+order by base_path asc, hits desc, lesson_id asc

@@ -7,7 +7,8 @@ select
     lesson_id,
     ritual,
 from dim_lessons
-where ritual is not null
+where
+    ritual is not null
     and ($lesson is null or lesson_id = $lesson)
     and ($bases is null or list_contains($bases, base_path))
 order by base_path, lesson_id

@@ -15,7 +15,8 @@ select
     transcript_file,
     transcript_line,
 from fct_recall_evidence
-where lesson_id = $lesson
+where
+    lesson_id = $lesson
     and session_id = $session
     and ($before is null or surfaced_at < $before)
     and ($bases is null or list_contains($bases, base_path))

@@ -8,14 +8,19 @@
 with
 
 reads as (
-    select * from fct_body_reads
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_body_reads
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or called_at >= $since)
         and ($until is null or called_at < $until)
 ),
 
 lessons as (
-    select base_path, lesson_id, body_bytes as lesson_bytes from dim_lessons
+    select
+        base_path,
+        lesson_id,
+        body_bytes as lesson_bytes,
+    from dim_lessons
 ),
 
 sized as (
@@ -33,5 +38,5 @@ sized as (
     left join lessons using (base_path, lesson_id)
 )
 
-select * from sized
+select *, from sized
 order by base_path, called_at, session_id, lesson_id

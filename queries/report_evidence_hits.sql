@@ -9,14 +9,18 @@
 with
 
 hits as (
-    select * from fct_hit_attribution
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from fct_hit_attribution
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($since is null or coalesce(missed_at, hit_date::timestamptz) >= $since)
         and ($until is null or coalesce(missed_at, hit_date::timestamptz) < $until)
 ),
 
 sessions as (
-    select session_id, file_path as transcript_file from fct_sessions
+    select
+        session_id,
+        file_path as transcript_file,
+    from fct_sessions
 ),
 
 miss_lines as (
@@ -27,10 +31,11 @@ miss_lines as (
         max(events.line_no) as miss_line,
     from hits
     inner join sessions using (session_id)
-    inner join fct_events events
-        on events.session_id = hits.session_id
-        and events.file_path = sessions.transcript_file
-        and events.ts <= hits.missed_at
+    inner join fct_events as events
+        on
+            hits.session_id = events.session_id
+            and sessions.transcript_file = events.file_path
+            and hits.missed_at >= events.ts
     group by hits.base_path, hits.file_path, hits.line_no
 ),
 
@@ -42,12 +47,13 @@ recall_lines as (
         min(evidence.transcript_file) as recall_file,
         min(evidence.transcript_line) as recall_line,
     from hits
-    inner join fct_recall_evidence evidence
-        on evidence.base_path = hits.base_path
-        and evidence.lesson_id = hits.lesson_id
-        and evidence.session_id = hits.session_id
-        and evidence.kind in ('body', 'quoted')
-        and evidence.surfaced_at = hits.first_recall_at
+    inner join fct_recall_evidence as evidence
+        on
+            hits.base_path = evidence.base_path
+            and hits.lesson_id = evidence.lesson_id
+            and hits.session_id = evidence.session_id
+            and evidence.kind in ('body', 'quoted')
+            and hits.first_recall_at = evidence.surfaced_at
     group by hits.base_path, hits.file_path, hits.line_no
 )
 

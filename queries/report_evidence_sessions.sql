@@ -8,15 +8,16 @@
 with
 
 sessions as (
-    select * from fct_session_recall
-    where in_scope
+    select *, from fct_session_recall
+    where
+        in_scope
         and ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
 ),
 
 refs as (
-    select * from fct_session_first_refs
+    select *, from fct_session_first_refs
 ),
 
 joined as (
@@ -37,5 +38,5 @@ joined as (
     left join refs using (base_path, session_id)
 )
 
-select * from joined
+select *, from joined
 order by base_path, started_at, session_id

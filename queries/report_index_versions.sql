@@ -5,8 +5,9 @@
 with
 
 versions as (
-    select * from dim_index_versions
-    where committed_at is not null
+    select *, from dim_index_versions
+    where
+        committed_at is not null
         and ($bases is null or list_contains($bases, base_path))
         and ($until is null or committed_at < $until)
 ),
@@ -25,5 +26,5 @@ ordered as (
     from versions
 )
 
-select * from ordered
+select *, from ordered
 order by base_path, committed_at, version_id

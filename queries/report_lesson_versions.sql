@@ -7,13 +7,17 @@
 with
 
 versions as (
-    select * from stg_lesson_versions
-    where ($bases is null or list_contains($bases, base_path))
+    select *, from stg_lesson_versions
+    where
+        ($bases is null or list_contains($bases, base_path))
         and ($until is null or committed_at < $until)
 ),
 
 bases as (
-    select base_path, repo_root from dim_bases
+    select
+        base_path,
+        repo_root,
+    from dim_bases
 )
 
 select

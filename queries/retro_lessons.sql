@@ -5,7 +5,7 @@
 with
 
 lessons as (
-    select * from dim_lessons
+    select *, from dim_lessons
     where coalesce(status, '') <> 'retired'
 )
 

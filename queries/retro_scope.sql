@@ -6,12 +6,15 @@
 with
 
 bases as (
-    select base_path, repo_root from dim_bases
+    select
+        base_path,
+        repo_root,
+    from dim_bases
     where $bases is null or list_contains($bases, base_path)
 ),
 
 links as (
-    select * from dim_session_bases
+    select *, from dim_session_bases
 )
 
 select

@@ -9,11 +9,12 @@
 with
 
 calls as (
-    select * from fct_tool_calls
+    select *, from fct_tool_calls
 ),
 
 runs as (
-    select * from dim_agent_runs where not is_main
+    select *, from dim_agent_runs
+    where not is_main
 ),
 
 last_agent as (
@@ -27,13 +28,15 @@ last_agent as (
 ),
 
 session_ends as (
-    select session_id, max(ts) as session_ended_at
+    select
+        session_id,
+        max(ts) as session_ended_at,
     from fct_events
     group by session_id
 ),
 
 in_scope as (
-    select distinct session_id from dim_session_bases
+    select distinct session_id, from dim_session_bases
     where list_contains($bases, base_path)
 ),
 
@@ -59,14 +62,15 @@ spawns as (
         last_agent.last_agent_line,
         session_ends.session_ended_at,
     from calls
-    left join dim_agent_runs as callers on callers.agent_run_id = calls.agent_run_id
-    left join runs on runs.spawned_by_tool_use_id = calls.tool_use_id
-    left join last_agent on last_agent.agent_run_id = runs.agent_run_id
-    left join session_ends on session_ends.session_id = calls.session_id
-    where (calls.tool_name in ('Task', 'Agent') or runs.agent_run_id is not null)
+    left join dim_agent_runs as callers on calls.agent_run_id = callers.agent_run_id
+    left join runs on calls.tool_use_id = runs.spawned_by_tool_use_id
+    left join last_agent on runs.agent_run_id = last_agent.agent_run_id
+    left join session_ends on calls.session_id = session_ends.session_id
+    where
+        (calls.tool_name in ('Task', 'Agent') or runs.agent_run_id is not null)
         and ($since is null or calls.called_at >= $since)
-        and ($bases is null or calls.session_id in (select session_id from in_scope))
+        and ($bases is null or calls.session_id in (select session_id, from in_scope))
 )
 
-select * from spawns
+select *, from spawns
 order by session_id, called_at, call_line

@@ -10,12 +10,13 @@
 with
 
 texts as (
-    select * from fct_texts
+    select *, from fct_texts
     where role = 'user' and not coalesce(is_meta, false) and text is not null
 ),
 
 main_runs as (
-    select agent_run_id from dim_agent_runs where is_main
+    select agent_run_id, from dim_agent_runs
+    where is_main
 ),
 
 first_agent as (
@@ -29,7 +30,10 @@ first_agent as (
 ),
 
 agent_words as (
-    select agent_run_id, file_path, line_no,
+    select
+        agent_run_id,
+        file_path,
+        line_no,
     from fct_events
     where role = 'assistant' and coalesce(tool_uses, 0) = 0
 ),
@@ -37,7 +41,11 @@ agent_words as (
 -- the last agent words before each text of the same run and file: a running max over both
 -- kinds of line in file order (line numbers only grow; portable, where ASOF JOIN is not)
 prev_words as (
-    select distinct agent_run_id, file_path, line_no, prev_agent_line,
+    select distinct
+        agent_run_id,
+        file_path,
+        line_no,
+        prev_agent_line,
     from (
         select
             agent_run_id,
@@ -49,16 +57,26 @@ prev_words as (
                 rows between unbounded preceding and 1 preceding
             ) as prev_agent_line,
         from (
-            select agent_run_id, file_path, line_no, true as is_text, from texts
+            select
+                agent_run_id,
+                file_path,
+                line_no,
+                true as is_text,
+            from texts
             union all
-            select agent_run_id, file_path, line_no, false as is_text, from agent_words
+            select
+                agent_run_id,
+                file_path,
+                line_no,
+                false as is_text,
+            from agent_words
         ) as lines
     ) as ranked
     where is_text
 ),
 
 in_scope as (
-    select distinct session_id from dim_session_bases
+    select distinct session_id, from dim_session_bases
     where list_contains($bases, base_path)
 ),
 
@@ -84,12 +102,14 @@ selected as (
     inner join main_runs using (agent_run_id)
     left join first_agent using (agent_run_id)
     left join prev_words
-        on texts.agent_run_id = prev_words.agent_run_id
-        and texts.file_path = prev_words.file_path
-        and texts.line_no = prev_words.line_no
-    where ($since is null or texts.ts >= $since)
-        and ($bases is null or texts.session_id in (select session_id from in_scope))
+        on
+            texts.agent_run_id = prev_words.agent_run_id
+            and texts.file_path = prev_words.file_path
+            and texts.line_no = prev_words.line_no
+    where
+        ($since is null or texts.ts >= $since)
+        and ($bases is null or texts.session_id in (select session_id, from in_scope))
 )
 
-select * from selected
+select *, from selected
 order by session_id, agent_run_id, ts, file_path, line_no

@@ -8,16 +8,19 @@
 with
 
 calls as (
-    select * from fct_tool_calls
+    select *, from fct_tool_calls
     where is_error or is_interrupt or is_rejected
 ),
 
 runs as (
-    select agent_run_id, file_path as run_file from dim_agent_runs
+    select
+        agent_run_id,
+        file_path as run_file,
+    from dim_agent_runs
 ),
 
 in_scope as (
-    select distinct session_id from dim_session_bases
+    select distinct session_id, from dim_session_bases
     where list_contains($bases, base_path)
 ),
 
@@ -44,9 +47,10 @@ selected as (
         result_line,
     from calls
     left join runs using (agent_run_id)
-    where ($since is null or called_at >= $since)
-        and ($bases is null or session_id in (select session_id from in_scope))
+    where
+        ($since is null or called_at >= $since)
+        and ($bases is null or session_id in (select session_id, from in_scope))
 )
 
-select * from selected
+select *, from selected
 order by session_id, agent_run_id, called_at, call_line

@@ -4,7 +4,7 @@
 with
 
 hits as (
-    select * from fct_hits
+    select *, from fct_hits
     where list_contains($bases, base_path)
 )
 

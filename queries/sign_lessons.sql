@@ -5,7 +5,7 @@
 with
 
 lessons as (
-    select * from dim_lessons
+    select *, from dim_lessons
     where list_contains($bases, base_path)
 )
 

@@ -134,8 +134,9 @@ def test_a_date_that_is_not_one(world: tuple[Path, Path]) -> None:
 def test_a_bad_regex_names_the_pattern_and_exits_2(world: tuple[Path, Path]) -> None:
     _, db = world
     one_error(
-        run(db, "cost", "[unclosed"), 2, "PATTERN '[unclosed' is not a valid regex: missing ]: ["
-        "unclosed"
+        run(db, "cost", "[unclosed"),
+        2,
+        "PATTERN '[unclosed' is not a valid regex: missing ]: [unclosed",
     )
 
 

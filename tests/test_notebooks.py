@@ -27,9 +27,7 @@ def kernel_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {"JUPYTER_PATH": str(prefix / "share" / "jupyter")}
 
 
-def _run(
-    path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> str:
+def _run(path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
     """Execute the notebook; its text outputs, joined."""
     for key, value in env.items():
         monkeypatch.setenv(key, value)

@@ -238,9 +238,9 @@ def test_data_json_equals_the_json_documents(demo: tuple[Path, Path], report: Pa
                 "coverage": metrics.coverage_document(con, f)["bases"][0],
                 "heads": metrics.heads_document(con, f)["bases"][0],
                 "hits": metrics.hits_document(con, f)["bases"][0],
-                "bodies": metrics.bodies_document(
-                    con, f, T.chars_per_token, T.large_body_bytes
-                )["bases"][0],
+                "bodies": metrics.bodies_document(con, f, T.chars_per_token, T.large_body_bytes)[
+                    "bases"
+                ][0],
                 "cost": metrics.cost_document(con, f, gap_cap_s=T.gap_cap_s)["rituals"],
             }
             for name, doc in expected.items():

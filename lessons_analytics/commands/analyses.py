@@ -231,9 +231,7 @@ def recalled_cmd(
 
 @click.command("query")
 @click.argument("name", required=False)
-@click.option(
-    "--list", "list_all", is_flag=True, help="List the queries: purpose and parameters."
-)
+@click.option("--list", "list_all", is_flag=True, help="List the queries: purpose and parameters.")
 @click.option(
     "-p",
     "--param",

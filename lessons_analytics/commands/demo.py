@@ -52,4 +52,3 @@ def demo_cmd(app: AppContext, out: Path) -> None:
         con.close()
     click.echo(f"\nreport: {paths.html}")
     click.echo(tables.explore(db))
-

@@ -81,9 +81,7 @@ def check_cmd(
 @base_option
 @json_option
 @click.pass_context
-def lint_cmd(
-    ctx: click.Context, base: Path | None, bases: tuple[Path, ...], as_json: bool
-) -> None:
+def lint_cmd(ctx: click.Context, base: Path | None, bases: tuple[Path, ...], as_json: bool) -> None:
     """Lesson form, mechanism gate, poisoning; exit 1 on errors, 0 with warnings only.
 
     Example: lessons-analytics lint path/to/project/LESSONS

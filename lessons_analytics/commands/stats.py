@@ -94,4 +94,3 @@ def stats_cmd(
         )
     for path in changed:
         click.echo(f"marker updated: {path}", err=True)
-

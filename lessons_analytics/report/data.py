@@ -307,9 +307,7 @@ def _active_line(con: duckdb.DuckDBPyConnection, base: str, until: datetime) -> 
     return values[-1] if values else None
 
 
-def _signs(
-    con: duckdb.DuckDBPyConnection, base: str, as_of: date, t: Thresholds
-) -> dict[str, Any]:
+def _signs(con: duckdb.DuckDBPyConnection, base: str, as_of: date, t: Thresholds) -> dict[str, Any]:
     # from the warehouse alone: the report of a week does not depend on the files today
     return {"available": True, **warehouse_stats(con, base, as_of, t).as_dict()}
 

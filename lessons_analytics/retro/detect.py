@@ -200,9 +200,7 @@ def repeated_failures(calls: list[Row], pats: Patterns) -> list[Signal]:
     or more: retrying with other arguments is still the same failure, the same command
     failing for another reason is another. The error is read from the whole result in the
     transcript (the warehouse keeps only its head, often a banner)."""
-    failed = [
-        c for c in calls if c["is_error"] and not c["is_interrupt"] and not c["is_rejected"]
-    ]
+    failed = [c for c in calls if c["is_error"] and not c["is_interrupt"] and not c["is_rejected"]]
     results = result_texts([(c["result_file"], c["result_line"]) for c in failed])
     groups: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
     for call in failed:
@@ -232,8 +230,12 @@ def repeated_failures(calls: list[Row], pats: Patterns) -> list[Signal]:
                 "error_line": tx.one_line(tx.redacted(error), 200),
                 "error_class": error_class,
                 "variants": sorted(
-                    {tx.one_line(tx.redacted(c.get("command") or c.get("target_path") or ""), 120)
-                     for c in items}
+                    {
+                        tx.one_line(
+                            tx.redacted(c.get("command") or c.get("target_path") or ""), 120
+                        )
+                        for c in items
+                    }
                 ),
                 "occurrences": [f"{c['result_file']}:{c['result_line']}" for c in items],
             }

@@ -156,8 +156,14 @@ def recalled(doc: RecalledDocument) -> str:
         out.append(
             render.table(
                 [
-                    [e["surfaced_at"], e["kind"], e["agent_run_id"], e["tool_use_id"] or "-",
-                     e["evidence"], f"{e['transcript_file']}:{e['transcript_line']}"]
+                    [
+                        e["surfaced_at"],
+                        e["kind"],
+                        e["agent_run_id"],
+                        e["tool_use_id"] or "-",
+                        e["evidence"],
+                        f"{e['transcript_file']}:{e['transcript_line']}",
+                    ]
                     for e in doc["evidence"]
                 ],  # fmt: skip
                 ["surfaced at", "kind", "agent run", "tool call", "evidence", "transcript"],

@@ -102,7 +102,7 @@ def _group_row(group: Sequence[Mapping[str, Any]]) -> list[Any]:
     first, final = row["committed_at"].date(), last["committed_at"].date()
     days = first.isoformat()
     if final != first:
-        days += f"..{final.isoformat()[5 if final.year == first.year else 0:]}"
+        days += f"..{final.isoformat()[5 if final.year == first.year else 0 :]}"
     commits = f"{len(group)}{'*' if row['confounded'] else ''}"
     return [row["group_id"], commits, days, ", ".join(kinds), side("recalled", "sessions"),
             side("blind", "reading_index"), side("hit_sessions", "sessions")]  # fmt: skip

@@ -19,7 +19,8 @@
 with
 
 events as (
-    select * from int_events_deduplicated where session_id is not null
+    select *, from int_events_deduplicated
+    where session_id is not null
 ),
 
 results as (
@@ -32,10 +33,16 @@ results as (
 ),
 
 spawns as (
-    select session_id, agent_id as agent_key from stg_subagent_meta
+    select
+        session_id,
+        agent_id as agent_key,
+    from stg_subagent_meta
     where tool_use_id is not null
     union
-    select session_id, spawned_agent_id from stg_tool_results
+    select
+        session_id,
+        spawned_agent_id,
+    from stg_tool_results
     where spawned_agent_id is not null
 ),
 
@@ -106,19 +113,27 @@ direct as (
 ),
 
 run_files as (
-    select distinct session_id, agent_key, file_path from events
+    select distinct
+        session_id,
+        agent_key,
+        file_path,
+    from events
     where agent_key <> 'main'
 ),
 
 warmup_files as (
-    select distinct run_files.agent_key, run_files.file_path
+    select distinct
+        run_files.agent_key,
+        run_files.file_path,
     from run_files
     inner join direct using (session_id, agent_key)
     where direct.is_warmup
 ),
 
 spread as (
-    select distinct run_files.session_id, run_files.agent_key
+    select distinct
+        run_files.session_id,
+        run_files.agent_key,
     from run_files
     inner join warmup_files using (agent_key, file_path)
 )

@@ -22,7 +22,10 @@
 with
 
 events as (
-    select * exclude (text), left(text, 200) as text_head, from stg_events
+    select
+        * exclude (text),
+        left(text, 200) as text_head,
+    from stg_events
 ),
 
 session_starts as (
@@ -38,13 +41,16 @@ session_starts as (
 -- only the uuids that occur more than once need ranking: most lines are single copies,
 -- and sorting every line of the corpus was the costliest step of a cold build
 duplicated as (
-    select uuid from events where uuid is not null group by uuid having count(*) > 1
+    select uuid, from events
+    where uuid is not null
+    group by uuid
+    having count(*) > 1
 ),
 
 -- ON, not USING (here and in ranked): Spark moves a USING column to the front, and the
 -- union below is by position
 singles as (
-    select events.*
+    select events.*,
     from events
     anti join duplicated on events.uuid = duplicated.uuid
 ),
@@ -63,15 +69,15 @@ ranked as (
         ) as copy_rank,
     from events
     left join session_starts on events.session_id = session_starts.session_id
-    where events.uuid in (select uuid from duplicated)
+    where events.uuid in (select uuid, from duplicated)
 )
 
 -- uuid and parentUuid have done their work here; nothing later reads them, nor the lines
 -- that belong to no session (titles, bookkeeping)
-select * exclude (uuid, parent_uuid)
+select * exclude (uuid, parent_uuid),
 from singles
 where session_id is not null
 union all
-select * exclude (copy_rank, uuid, parent_uuid)
+select * exclude (copy_rank, uuid, parent_uuid),
 from ranked
 where copy_rank = 1 and session_id is not null

@@ -18,7 +18,7 @@
 with
 
 reads as (
-    select * from int_file_reads_targeted
+    select *, from int_file_reads_targeted
 ),
 
 judged as (
@@ -32,7 +32,8 @@ judged as (
                 coalesce(result_head, ''),
                 '^\s*(<tool_use_error>|EISDIR|File does not exist|File content \()'
             )))
-            or (method <> 'read-tool' and n_files = 1
+            or (
+                method <> 'read-tool' and n_files = 1
                 and strpos(
                     lower(coalesce(result_head, '')), lower(regexp_extract(path, '[^/]*$'))
                 ) > 0
@@ -40,7 +41,8 @@ judged as (
                     coalesce(result_head, ''),
                     '(No such file or directory|Is a directory|[Cc]an''t (read|open)'
                     || '|[Cc]annot (open|find path|access)|does not exist)'
-                ))
+                )
+            )
         ) as is_failed,
     from reads
 ),
@@ -54,7 +56,8 @@ delivered as (
             when not has_result then 'command'
             when is_numbered and numbered_first is not null and n_files = 1 then 'result'
             when method = 'read-tool' and tur_start_line is not null then 'result'
-            when n_files = 1 and method not in ('grep', 'tail') and not coalesce(is_persisted, false)
+            when
+                n_files = 1 and method not in ('grep', 'tail') and not coalesce(is_persisted, false)
                 and range_start is not null then 'result'
             else 'command'
         end as range_source,

@@ -6,19 +6,27 @@
 with
 
 reads as (
-    select * from stg_file_reads
+    select *, from stg_file_reads
 ),
 
 kept_calls as (
-    select file_id, tool_use_id from int_tool_calls_deduplicated
+    select
+        file_id,
+        tool_use_id,
+    from int_tool_calls_deduplicated
 ),
 
 kept_results as (
-    select file_id, tool_use_id from int_tool_results_deduplicated
+    select
+        file_id,
+        tool_use_id,
+    from int_tool_results_deduplicated
 ),
 
 texts as (
-    select stg_read_texts.tool_use_id, stg_read_texts.text as read_text,
+    select
+        stg_read_texts.tool_use_id,
+        stg_read_texts.text as read_text,
     from stg_read_texts
     inner join kept_results using (file_id, tool_use_id)
 )

@@ -8,19 +8,20 @@
 with
 
 reads as (
-    select * from int_file_reads_kept
+    select *, from int_file_reads_kept
 ),
 
 calls as (
-    select * from int_tool_calls_paired
+    select *, from int_tool_calls_paired
 ),
 
 bases as (
-    select base_path from stg_bases
+    select base_path, from stg_bases
 ),
 
 kept_runs as (
-    select agent_run_id from int_agent_runs_identified where not is_warmup
+    select agent_run_id, from int_agent_runs_identified
+    where not is_warmup
 ),
 
 placed as (

@@ -9,23 +9,28 @@
 with
 
 reads as (
-    select * from int_file_reads_delivered where target = 'index'
+    select *, from int_file_reads_delivered
+    where target = 'index'
 ),
 
 versions as (
-    select * from stg_index_versions
+    select *, from stg_index_versions
 ),
 
 at_version as (
     select
         reads.*,
         coalesce(
-            (select v.version_id from versions v
-             where v.base_path = reads.base_path and v.committed_at <= reads.called_at
-             order by v.committed_at desc, v.version_id desc limit 1),
-            (select v.version_id from versions v
-             where v.base_path = reads.base_path
-             order by v.committed_at nulls first, v.version_id limit 1)
+            (
+                select v.version_id, from versions as v
+                where v.base_path = reads.base_path and v.committed_at <= reads.called_at
+                order by v.committed_at desc, v.version_id desc limit 1
+            ),
+            (
+                select v.version_id, from versions as v
+                where v.base_path = reads.base_path
+                order by v.committed_at nulls first, v.version_id limit 1
+            )
         ) as version_id,
     from reads
 )

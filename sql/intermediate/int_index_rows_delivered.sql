@@ -10,17 +10,24 @@
 with
 
 reads as (
-    select * from int_index_reads_versioned
+    select *, from int_index_reads_versioned
 ),
 
 rows as (
-    select * from stg_index_rows
+    select *, from stg_index_rows
 ),
 
 delivered_lines as (
-    select distinct tool_use_id, read_idx, base_path, trim(line) as line,
+    select distinct
+        tool_use_id,
+        read_idx,
+        base_path,
+        trim(line) as line,
     from (
-        select tool_use_id, read_idx, base_path,
+        select
+            tool_use_id,
+            read_idx,
+            base_path,
             unnest(string_split(read_text, chr(10))) as line,
         from reads
         where read_text is not null
@@ -52,13 +59,18 @@ pairs as (
 ),
 
 by_text as (
-    select distinct pairs.tool_use_id, pairs.read_idx, pairs.base_path, pairs.line_no,
+    select distinct
+        pairs.tool_use_id,
+        pairs.read_idx,
+        pairs.base_path,
+        pairs.line_no,
     from pairs
-    inner join delivered_lines d
-        on d.tool_use_id = pairs.tool_use_id
-        and d.read_idx = pairs.read_idx
-        and d.base_path = pairs.base_path
-        and ends_with(d.line, pairs.row_text)
+    inner join delivered_lines as d
+        on
+            pairs.tool_use_id = d.tool_use_id
+            and pairs.read_idx = d.read_idx
+            and pairs.base_path = d.base_path
+            and ends_with(d.line, pairs.row_text)
     where pairs.has_text
 )
 
@@ -66,14 +78,22 @@ select
     pairs.* exclude (grep_pattern, grep_flags, row_text),
     case
         when pairs.has_text then by_text.line_no is not null
-        when pairs.method = 'grep' then coalesce(regexp_matches(
-            pairs.row_text,
-            case when contains(coalesce(pairs.grep_flags, ''), 'i')
-                then '(?i)' || pairs.grep_pattern else pairs.grep_pattern end
-        ), false)
-        else pairs.line_no between pairs.line_from and pairs.line_to
-            or (pairs.tail_part_lines is not null
-                and pairs.line_no > pairs.n_lines - pairs.tail_part_lines)
+        when pairs.method = 'grep'
+            then
+                coalesce(regexp_matches(
+                    pairs.row_text,
+                    case
+                        when contains(coalesce(pairs.grep_flags, ''), 'i')
+                            then '(?i)' || pairs.grep_pattern
+                        else pairs.grep_pattern
+                    end
+                ), false)
+        else
+            pairs.line_no between pairs.line_from and pairs.line_to
+            or (
+                pairs.tail_part_lines is not null
+                and pairs.line_no > pairs.n_lines - pairs.tail_part_lines
+            )
     end as is_seen,
 from pairs
 left join by_text using (tool_use_id, read_idx, base_path, line_no)

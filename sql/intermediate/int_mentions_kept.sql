@@ -5,11 +5,16 @@
 with
 
 mentions as (
-    select * from stg_mentions
+    select *, from stg_mentions
 ),
 
 kept_lines as (
-    select file_id, line_no, agent_key, file_path from int_events_deduplicated
+    select
+        file_id,
+        line_no,
+        agent_key,
+        file_path,
+    from int_events_deduplicated
 )
 
 select distinct

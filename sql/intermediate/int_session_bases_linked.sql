@@ -7,13 +7,21 @@
 with
 
 session_cwds as (
-    select distinct session_id, cwd from int_events_deduplicated where session_id is not null and cwd is not null
+    select distinct
+        session_id,
+        cwd,
+    from int_events_deduplicated
+    where session_id is not null and cwd is not null
     union
-    select distinct session_id, cwd from int_tool_calls_deduplicated where session_id is not null and cwd is not null
+    select distinct
+        session_id,
+        cwd,
+    from int_tool_calls_deduplicated
+    where session_id is not null and cwd is not null
 ),
 
 links as (
-    select * from stg_cwd_bases
+    select *, from stg_cwd_bases
 )
 
 select distinct

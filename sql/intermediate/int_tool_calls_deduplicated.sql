@@ -6,11 +6,16 @@
 with
 
 calls as (
-    select * from stg_tool_calls
+    select *, from stg_tool_calls
 ),
 
 kept_lines as (
-    select file_id, line_no, agent_key, file_path from int_events_deduplicated
+    select
+        file_id,
+        line_no,
+        agent_key,
+        file_path,
+    from int_events_deduplicated
 ),
 
 ranked as (
@@ -19,7 +24,8 @@ ranked as (
         kept_lines.agent_key,
         kept_lines.file_path as transcript_file,
         row_number() over (
-            partition by coalesce(calls.tool_use_id, calls.file_id::varchar || ':' || calls.line_no::varchar)
+            partition by
+                coalesce(calls.tool_use_id, calls.file_id::varchar || ':' || calls.line_no::varchar)
             -- a total order: ids are unique per line (the parser keeps the first), and
             -- calls without an id are told apart by name and input
             order by
@@ -30,4 +36,5 @@ ranked as (
     inner join kept_lines using (file_id, line_no)
 )
 
-select * exclude (copy_rank) from ranked where copy_rank = 1
+select * exclude (copy_rank), from ranked
+where copy_rank = 1

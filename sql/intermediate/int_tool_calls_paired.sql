@@ -8,11 +8,11 @@
 with
 
 calls as (
-    select * from int_tool_calls_deduplicated
+    select *, from int_tool_calls_deduplicated
 ),
 
 results as (
-    select * from int_tool_results_deduplicated
+    select *, from int_tool_results_deduplicated
 )
 
 select

@@ -6,11 +6,15 @@
 with
 
 results as (
-    select * from stg_tool_results
+    select *, from stg_tool_results
 ),
 
 kept_lines as (
-    select file_id, line_no, file_path from int_events_deduplicated
+    select
+        file_id,
+        line_no,
+        file_path,
+    from int_events_deduplicated
 ),
 
 ranked as (
@@ -28,4 +32,5 @@ ranked as (
     where results.tool_use_id is not null
 )
 
-select * exclude (copy_rank) from ranked where copy_rank = 1
+select * exclude (copy_rank), from ranked
+where copy_rank = 1

@@ -8,11 +8,15 @@
 with
 
 runs as (
-    select * from int_agent_runs_identified where not is_warmup
+    select *, from int_agent_runs_identified
+    where not is_warmup
 ),
 
 meta as (
-    select session_id, agent_id, arg_min(agent_type, path) as agent_type,
+    select
+        session_id,
+        agent_id,
+        arg_min(agent_type, path) as agent_type,
         arg_min(description, path) as description,
         arg_min(tool_use_id, path) as meta_tool_use_id,
     from stg_subagent_meta
@@ -20,14 +24,20 @@ meta as (
 ),
 
 by_result as (
-    select session_id, spawned_agent_id as agent_id, min(tool_use_id) as result_tool_use_id,
+    select
+        session_id,
+        spawned_agent_id as agent_id,
+        min(tool_use_id) as result_tool_use_id,
     from int_tool_calls_paired
     where spawned_agent_id is not null
     group by session_id, spawned_agent_id
 ),
 
 by_prompt as (
-    select session_id, prompt_hash, min(tool_use_id) as prompt_tool_use_id,
+    select
+        session_id,
+        prompt_hash,
+        min(tool_use_id) as prompt_tool_use_id,
     from int_tool_calls_paired
     where prompt_hash is not null
     group by session_id, prompt_hash
@@ -51,9 +61,10 @@ select
         meta.meta_tool_use_id, by_result.result_tool_use_id, by_prompt.prompt_tool_use_id
     ) end as spawned_by_tool_use_id,
 from runs
-left join meta on meta.session_id = runs.session_id and meta.agent_id = runs.agent_id
-left join by_result on by_result.session_id = runs.session_id and by_result.agent_id = runs.agent_id
+left join meta on runs.session_id = meta.session_id and runs.agent_id = meta.agent_id
+left join by_result on runs.session_id = by_result.session_id and runs.agent_id = by_result.agent_id
 left join by_prompt
-    on by_prompt.session_id = runs.session_id
-    and not runs.is_main
-    and by_prompt.prompt_hash = md5(left(trim(runs.first_user_text, E' \n\t\r'), 200))
+    on
+        runs.session_id = by_prompt.session_id
+        and not runs.is_main
+        and by_prompt.prompt_hash = md5(left(trim(runs.first_user_text, E' \n\t\r'), 200))

@@ -7,11 +7,11 @@
 with
 
 bases as (
-    select * from stg_bases
+    select *, from stg_bases
 ),
 
 indexes as (
-    select * from stg_index_current
+    select *, from stg_index_current
 )
 
 select

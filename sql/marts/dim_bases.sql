@@ -4,7 +4,7 @@
 with
 
 bases as (
-    select * from stg_bases
+    select *, from stg_bases
 ),
 
 lessons as (

@@ -1,4 +1,4 @@
 -- dim_index_versions: every committed version of each base's INDEX.md and its layout.
 -- Grain: one row per (base, version).
 -- key: base_path, version_id
-select * exclude (text) from stg_index_versions
+select * exclude (text), from stg_index_versions

@@ -9,14 +9,12 @@
 -- deleted the file; null while it stays active.
 -- activation_source: 'git'; 'created' for a lesson active now whose file has no committed
 -- version (a base outside git), dated from its `created` day; null when never active.
-with
-
-versions as (
-    select * from stg_lesson_versions
+with versions as (
+    select *, from stg_lesson_versions
 ),
 
 lessons as (
-    select * from dim_lessons
+    select *, from dim_lessons
 ),
 
 deletions as (
@@ -50,26 +48,40 @@ activations as (
     group by base_path, lesson_id
 ),
 
+changes as (
+    select
+        base_path,
+        lesson_id,
+        committed_at,
+    from ordered
+    where coalesce(status, '') <> 'active'
+    union all
+    select
+        base_path,
+        lesson_id,
+        committed_at,
+    from deletions
+),
+
 ends as (
     select
         activations.base_path,
         activations.lesson_id,
         min(changes.committed_at) as deactivated_at,
     from activations
-    inner join (
-        select base_path, lesson_id, committed_at from ordered
-        where coalesce(status, '') <> 'active'
-        union all
-        select base_path, lesson_id, committed_at from deletions
-    ) as changes
-        on changes.base_path = activations.base_path
-        and changes.lesson_id = activations.lesson_id
-        and changes.committed_at > activations.activated_at
+    inner join changes
+        on
+            activations.base_path = changes.base_path
+            and activations.lesson_id = changes.lesson_id
+            and activations.activated_at < changes.committed_at
     group by activations.base_path, activations.lesson_id
 ),
 
 versioned as (
-    select distinct base_path, lesson_id from versions
+    select distinct
+        base_path,
+        lesson_id,
+    from versions
 )
 
 select
@@ -87,7 +99,8 @@ select
     ends.deactivated_at,
     case
         when activations.activated_at is not null then 'git'
-        when versioned.lesson_id is null and lessons.status = 'active'
+        when
+            versioned.lesson_id is null and lessons.status = 'active'
             and lessons.created is not null then 'created'
     end as activation_source,
 from lessons

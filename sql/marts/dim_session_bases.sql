@@ -5,13 +5,13 @@
 with
 
 links as (
-    select * from int_session_bases_linked
+    select *, from int_session_bases_linked
 ),
 
 sessions as (
-    select session_id from fct_sessions
+    select session_id, from fct_sessions
 )
 
-select links.*
+select links.*,
 from links
 inner join sessions using (session_id)

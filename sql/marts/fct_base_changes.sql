@@ -10,16 +10,16 @@
 with
 
 index_versions as (
-    select * from stg_index_versions
+    select *, from stg_index_versions
     where committed_at is not null
 ),
 
 lesson_versions as (
-    select * from stg_lesson_versions
+    select *, from stg_lesson_versions
 ),
 
 repo_changes as (
-    select * from stg_repo_changes
+    select *, from stg_repo_changes
 ),
 
 index_moves as (
@@ -46,7 +46,8 @@ layout as (
         'line ' || coalesce(previous_line::varchar, 'none') || ' -> '
         || coalesce(active_heading_line::varchar, 'none') as detail,
     from index_moves
-    where version_no > 1
+    where
+        version_no > 1
         and previous_line is distinct from active_heading_line
 ),
 
@@ -72,9 +73,12 @@ status_changes as (
         case when status = 'active' then 'promote' else 'retire' end as kind,
         lesson_id as detail,
     from statuses
-    where (status = 'active' and coalesce(previous_status, '') <> 'active')
-        or (status = 'retired' and version_seq > 0
-            and coalesce(previous_status, '') <> 'retired')
+    where
+        (status = 'active' and coalesce(previous_status, '') <> 'active')
+        or (
+            status = 'retired' and version_seq > 0
+            and coalesce(previous_status, '') <> 'retired'
+        )
 ),
 
 files as (
@@ -91,11 +95,11 @@ files as (
 ),
 
 changes as (
-    select * from layout
+    select *, from layout
     union all
-    select * from status_changes
+    select *, from status_changes
     union all
-    select * from files
+    select *, from files
 )
 
-select distinct * from changes
+select distinct *, from changes

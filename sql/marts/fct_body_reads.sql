@@ -15,33 +15,46 @@
 with
 
 reads as (
-    select * from fct_file_reads where target = 'lesson'
+    select *, from fct_file_reads
+    where target = 'lesson'
 ),
 
 versions as (
-    select * from stg_lesson_versions
+    select *, from stg_lesson_versions
 ),
 
 lessons as (
-    select base_path, lesson_id, body_bytes as current_bytes, journal_bytes as current_journal,
+    select
+        base_path,
+        lesson_id,
+        body_bytes as current_bytes,
+        journal_bytes as current_journal,
     from stg_lessons
 ),
 
 sized as (
     select
         reads.*,
-        (select v.body_bytes from versions v
-         where v.base_path = reads.base_path and v.lesson_id = reads.lesson_id
-             and v.committed_at <= reads.called_at
-         order by v.committed_at desc, v.commit desc limit 1) as version_bytes,
-        (select v.journal_bytes from versions v
-         where v.base_path = reads.base_path and v.lesson_id = reads.lesson_id
-             and v.committed_at <= reads.called_at
-         order by v.committed_at desc, v.commit desc limit 1) as version_journal_bytes,
+        (
+            select v.body_bytes, from versions as v
+            where
+                v.base_path = reads.base_path and v.lesson_id = reads.lesson_id
+                and v.committed_at <= reads.called_at
+            order by v.committed_at desc, v.commit desc limit 1
+        ) as version_bytes,
+        (
+            select v.journal_bytes, from versions as v
+            where
+                v.base_path = reads.base_path and v.lesson_id = reads.lesson_id
+                and v.committed_at <= reads.called_at
+            order by v.committed_at desc, v.commit desc limit 1
+        ) as version_journal_bytes,
         case
-            when reads.is_persisted then length(regexp_extract(
-                coalesce(reads.result_head, ''), 'Full output saved to: ([^\n]*)\n', 1
-            ))
+            when reads.is_persisted
+                then
+                    length(regexp_extract(
+                        coalesce(reads.result_head, ''), 'Full output saved to: ([^\n]*)\n', 1
+                    ))
             else 0
         end as saved_path_chars,
     from reads
@@ -51,8 +64,10 @@ select
     sized.*,
     coalesce(sized.version_bytes, lessons.current_bytes) as body_bytes,
     coalesce(sized.version_journal_bytes, lessons.current_journal) as journal_bytes,
-    case when sized.has_result then sized.result_chars - sized.saved_path_chars
-        else coalesce(sized.version_bytes, lessons.current_bytes) end as chars_delivered,
+    case
+        when sized.has_result then sized.result_chars - sized.saved_path_chars
+        else coalesce(sized.version_bytes, lessons.current_bytes)
+    end as chars_delivered,
     strftime(sized.called_at, '%G-W%V') as week,
 from sized
 left join lessons using (base_path, lesson_id)

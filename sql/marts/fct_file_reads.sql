@@ -3,4 +3,4 @@
 -- Grain: one row per (tool_use_id, read_idx, base_path).
 -- key: tool_use_id, read_idx, base_path (nullable)
 -- incremental: session_id (rows depend on their own session only)
-select * exclude (read_text) from int_file_reads_delivered
+select * exclude (read_text), from int_file_reads_delivered

@@ -10,24 +10,31 @@
 with
 
 hits as (
-    select * from fct_hits where is_hit
+    select *, from fct_hits
+    where is_hit
 ),
 
 evidence as (
-    select * from fct_recall_evidence
+    select *, from fct_recall_evidence
 ),
 
 judged as (
     select
         hits.*,
-        (select min(e.surfaced_at) from evidence e
-         where e.base_path = hits.base_path and e.lesson_id = hits.lesson_id
-             and e.session_id = hits.session_id and e.kind in ('body', 'quoted')
-             and e.surfaced_at < hits.missed_at) as first_recall_at,
-        (select min(e.surfaced_at) from evidence e
-         where e.base_path = hits.base_path and e.lesson_id = hits.lesson_id
-             and e.session_id = hits.session_id and e.kind = 'index_row'
-             and e.surfaced_at < hits.missed_at) as first_index_row_at,
+        (
+            select min(e.surfaced_at), from evidence as e
+            where
+                e.base_path = hits.base_path and e.lesson_id = hits.lesson_id
+                and e.session_id = hits.session_id and e.kind in ('body', 'quoted')
+                and e.surfaced_at < hits.missed_at
+        ) as first_recall_at,
+        (
+            select min(e.surfaced_at), from evidence as e
+            where
+                e.base_path = hits.base_path and e.lesson_id = hits.lesson_id
+                and e.session_id = hits.session_id and e.kind = 'index_row'
+                and e.surfaced_at < hits.missed_at
+        ) as first_index_row_at,
     from hits
 )
 

@@ -6,15 +6,23 @@
 with
 
 hits as (
-    select * from stg_hits
+    select *, from stg_hits
 ),
 
 sessions as (
-    select session_id, ended_at from fct_sessions
+    select
+        session_id,
+        ended_at,
+    from fct_sessions
 ),
 
 lessons as (
-    select base_path, lesson_id, status, lesson_class from stg_lessons
+    select
+        base_path,
+        lesson_id,
+        status,
+        lesson_class,
+    from stg_lessons
 )
 
 select

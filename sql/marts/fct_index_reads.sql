@@ -10,12 +10,14 @@
 with
 
 reads as (
-    select * from int_index_reads_versioned
+    select *, from int_index_reads_versioned
 ),
 
 active as (
     select
-        tool_use_id, read_idx, base_path,
+        tool_use_id,
+        read_idx,
+        base_path,
         count(*) as active_rows_total,
         count(*) filter (where is_seen) as active_rows_seen,
     from int_index_rows_delivered
@@ -30,10 +32,10 @@ select
     greatest(reads.line_to - reads.line_from + 1, 0) as lines_delivered,
     case when reads.method = 'head' then coalesce(reads.head_n, reads.range_end) end as head_n_read,
     coalesce(reads.is_prefix, false) and reads.range_end is not null
-        and reads.method not in ('tail', 'grep') as is_prefix_read,
+    and reads.method not in ('tail', 'grep') as is_prefix_read,
     coalesce(active.active_rows_seen, 0) = 0 as is_blind,
     coalesce(active.active_rows_seen, 0) > 0
-        and active.active_rows_seen < active.active_rows_total as is_truncated_read,
+    and active.active_rows_seen < active.active_rows_total as is_truncated_read,
     strftime(reads.called_at, '%G-W%V') as week,
 from reads
 left join active using (tool_use_id, read_idx, base_path)

@@ -13,19 +13,26 @@
 with
 
 lessons as (
-    select * from dim_lesson_activations
+    select *, from dim_lesson_activations
 ),
 
 links as (
-    select base_path, session_id from dim_session_bases
+    select
+        base_path,
+        session_id,
+    from dim_session_bases
 ),
 
 sessions as (
-    select session_id, started_at, ended_at from fct_sessions
+    select
+        session_id,
+        started_at,
+        ended_at,
+    from fct_sessions
 ),
 
 attributed as (
-    select * from fct_hit_attribution
+    select *, from fct_hit_attribution
     where session_found
 ),
 
@@ -59,9 +66,11 @@ select
     sessions.ended_at,
     strftime(sessions.started_at, '%G-W%V') as week,
     case
-        when lessons.activated_at is null
+        when
+            lessons.activated_at is null
             or sessions.started_at < lessons.activated_at then 'before'
-        when lessons.deactivated_at is null
+        when
+            lessons.deactivated_at is null
             or sessions.started_at < lessons.deactivated_at then 'after'
         else 'inactive'
     end as period,
@@ -77,10 +86,12 @@ from lessons
 inner join links using (base_path)
 inner join sessions using (session_id)
 left join hit_sessions
-    on hit_sessions.base_path = lessons.base_path
-    and hit_sessions.lesson_id = lessons.lesson_id
-    and hit_sessions.session_id = links.session_id
+    on
+        lessons.base_path = hit_sessions.base_path
+        and lessons.lesson_id = hit_sessions.lesson_id
+        and links.session_id = hit_sessions.session_id
 left join recalls
-    on recalls.base_path = lessons.base_path
-    and recalls.lesson_id = lessons.lesson_id
-    and recalls.session_id = links.session_id
+    on
+        lessons.base_path = recalls.base_path
+        and lessons.lesson_id = recalls.lesson_id
+        and links.session_id = recalls.session_id

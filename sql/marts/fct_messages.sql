@@ -10,15 +10,20 @@ events as (
     select
         events.*,
         events.session_id || '/' || events.agent_key as agent_run_id,
-    from int_events_deduplicated events
-    inner join dim_agent_runs runs using (session_id, agent_key)
-    where events.role is not null
+    from int_events_deduplicated as events
+    inner join dim_agent_runs using (session_id, agent_key)
+    where
+        events.role is not null
         and (events.runtime = 'claude' or events.line_type = 'response_item')
 ),
 
 assistant as (
     select
-        session_id, agent_key, agent_run_id, runtime, 'assistant' as role,
+        session_id,
+        agent_key,
+        agent_run_id,
+        runtime,
+        'assistant' as role,
         coalesce(message_id, file_id::varchar || ':' || line_no::varchar) as message_key,
         min(ts) as ts,
         -- the model of the largest piece; ties go to a named model, then by name
@@ -39,9 +44,14 @@ assistant as (
 
 others as (
     select
-        session_id, agent_key, agent_run_id, runtime, role,
+        session_id,
+        agent_key,
+        agent_run_id,
+        runtime,
+        role,
         file_id::varchar || ':' || line_no::varchar as message_key,
-        ts, model,
+        ts,
+        model,
         0 as input_tokens,
         0 as output_tokens,
         0 as cache_creation_tokens,
@@ -53,6 +63,6 @@ others as (
     where role <> 'assistant'
 )
 
-select * from assistant
+select *, from assistant
 union all
-select * from others
+select *, from others

@@ -1,4 +1,4 @@
 -- fct_quarantine: QUARANTINE.md observations.
 -- Grain: one row per observation line.
 -- key: base_path, line_no
-select * from stg_quarantine
+select *, from stg_quarantine

@@ -12,7 +12,12 @@
 with
 
 recalls as (
-    select base_path, session_id, recall_file, recall_line, recall_lesson,
+    select
+        base_path,
+        session_id,
+        recall_file,
+        recall_line,
+        recall_lesson,
     from (
         select
             evidence.base_path,
@@ -30,15 +35,20 @@ recalls as (
             ) as pick,
         from fct_recall_evidence as evidence
         inner join dim_lessons as lessons
-            on evidence.base_path = lessons.base_path
-            and evidence.lesson_id = lessons.lesson_id
+            on
+                evidence.base_path = lessons.base_path
+                and evidence.lesson_id = lessons.lesson_id
         where evidence.kind in ('body', 'quoted') and lessons.status = 'active'
     ) as ranked
     where pick = 1
 ),
 
 index_reads as (
-    select base_path, session_id, transcript_file as index_file, call_line as index_line,
+    select
+        base_path,
+        session_id,
+        transcript_file as index_file,
+        call_line as index_line,
     from (
         select
             base_path,
@@ -64,5 +74,6 @@ select
     index_reads.index_line,
 from recalls
 full outer join index_reads
-    on recalls.base_path = index_reads.base_path
-    and recalls.session_id = index_reads.session_id
+    on
+        recalls.base_path = index_reads.base_path
+        and recalls.session_id = index_reads.session_id

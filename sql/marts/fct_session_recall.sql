@@ -10,33 +10,51 @@
 with
 
 links as (
-    select * from dim_session_bases
+    select *, from dim_session_bases
 ),
 
 sessions as (
-    select session_id, started_at, ended_at, runtime from fct_sessions
+    select
+        session_id,
+        started_at,
+        ended_at,
+        runtime,
+    from fct_sessions
 ),
 
 active_lessons as (
-    select base_path, lesson_id from dim_lessons where status = 'active'
+    select
+        base_path,
+        lesson_id,
+    from dim_lessons
+    where status = 'active'
 ),
 
 active_bases as (
-    select base_path, count(*) as active_lessons from active_lessons group by base_path
+    select
+        base_path,
+        count(*) as active_lessons,
+    from active_lessons
+    group by base_path
 ),
 
 recalls as (
-    select evidence.base_path, evidence.session_id,
+    select
+        evidence.base_path,
+        evidence.session_id,
         count(distinct evidence.lesson_id) as lessons_recalled,
         min(evidence.surfaced_at) as first_recall_at,
-    from fct_recall_evidence evidence
+    from fct_recall_evidence as evidence
     inner join active_lessons using (base_path, lesson_id)
     where evidence.kind in ('body', 'quoted')
     group by evidence.base_path, evidence.session_id
 ),
 
 index_readers as (
-    select distinct base_path, session_id from fct_index_reads
+    select distinct
+        base_path,
+        session_id,
+    from fct_index_reads
 )
 
 select

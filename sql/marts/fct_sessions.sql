@@ -12,7 +12,11 @@
 with
 
 events as (
-    select session_id, ts from fct_events where ts is not null
+    select
+        session_id,
+        ts,
+    from fct_events
+    where ts is not null
 ),
 
 gaps as (
@@ -27,9 +31,11 @@ gaps as (
 active as (
     -- a session's first event has no gap (null); least() would turn it into the cap.
     -- Summed as exact decimals: a sum of doubles depends on the order rows arrive in
-    select session_id, coalesce(
-        sum(least(gap_s, 300)::decimal(18, 6)) filter (where gap_s is not null), 0
-    )::double as active_seconds,
+    select
+        session_id,
+        coalesce(
+            sum(least(gap_s, 300)::decimal(18, 6)) filter (where gap_s is not null), 0
+        )::double as active_seconds,
     from gaps
     where gap_s is not null
     group by session_id
@@ -45,9 +51,9 @@ runs as (
         count(*) filter (where not is_main) as subagent_runs,
         -- one main run per session; the key breaks ties all the same
         arg_min(cwd, (started_at, agent_run_id))
-            filter (where is_main and started_at is not null) as cwd,
+        filter (where is_main and started_at is not null) as cwd,
         arg_min(file_path, (started_at, agent_run_id))
-            filter (where is_main and started_at is not null) as file_path,
+        filter (where is_main and started_at is not null) as file_path,
     from dim_agent_runs
     group by session_id
 )

@@ -6,11 +6,17 @@
 with
 
 events as (
-    select file_id, line_no, text from stg_events where text is not null
+    select
+        file_id,
+        line_no,
+        text,
+    from stg_events
+    where text is not null
 ),
 
 kept as (
-    select * from fct_events where line_type <> 'assistant'
+    select *, from fct_events
+    where line_type <> 'assistant'
 )
 
 select

@@ -5,13 +5,13 @@
 with
 
 calls as (
-    select * from int_tool_calls_paired
+    select *, from int_tool_calls_paired
 ),
 
 runs as (
-    select agent_run_id from dim_agent_runs
+    select agent_run_id, from dim_agent_runs
 )
 
-select calls.*
+select calls.*,
 from calls
 inner join runs using (agent_run_id)

@@ -5,11 +5,14 @@
 with
 
 events as (
-    select * from raw_events
+    select *, from raw_events
 ),
 
 files as (
-    select file_id, path as file_path from raw_files
+    select
+        file_id,
+        path as file_path,
+    from raw_files
 )
 
 select

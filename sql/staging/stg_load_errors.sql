@@ -4,15 +4,23 @@
 with
 
 transcript_errors as (
-    select path as file, line_no as line, reason, 'transcript' as source,
+    select
+        path as file,
+        line_no as line,
+        reason,
+        'transcript' as source,
     from raw_load_errors
 ),
 
 base_errors as (
-    select file, line, reason, 'base' as source,
+    select
+        file,
+        line,
+        reason,
+        'base' as source,
     from raw_base_errors
 )
 
-select distinct * from transcript_errors
+select distinct *, from transcript_errors
 union all
-select distinct * from base_errors
+select distinct *, from base_errors

@@ -1,3 +1,3 @@
 -- stg_retired: raw_retired as loaded (renamed only where a name would clash).
 -- Grain: one row per raw_retired row.
-select * from raw_retired
+select *, from raw_retired
