@@ -95,3 +95,11 @@ def test_sqlfluff_config_holds_the_house_rules() -> None:
         "select_clause_trailing_comma = require",
     ):
         assert line in text
+
+
+def test_ci_runs_the_readme_commands() -> None:
+    run = (ROOT / ".ci" / "run").read_text()
+    readme = (ROOT / "README.md").read_text()
+    assert ".venv/bin/python -m pytest" in run and "bash .ci/lint" in run
+    assert "'.[test,spark,dev]'" in run  # the linters come with the dev extra
+    assert ".ci/lint" in readme
