@@ -22,10 +22,7 @@ QUERIES = Path(__file__).resolve().parent.parent / "queries"
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("consistent")
-    built = scenario.build(root)
-    db = root / "w.duckdb"
-    ingest(db, [built.projects, built.codex])
-    return root, db
+    return root, scenario.ingested(root)
 
 
 def run(db: Path, *args: str) -> Result:

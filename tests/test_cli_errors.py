@@ -12,7 +12,6 @@ from click.testing import CliRunner, Result
 
 from lessons_analytics import metrics
 from lessons_analytics.cli import cli
-from lessons_analytics.ingestion import ingest
 from tests.support import scenario
 
 PACKAGE = Path(__file__).resolve().parent.parent / "lessons_analytics"
@@ -21,10 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "lessons_analytics"
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("errors")
-    built = scenario.build(root)
-    db = root / "w.duckdb"
-    ingest(db, [built.projects, built.codex])
-    return root, db
+    return root, scenario.ingested(root)
 
 
 def run(db: Path, *args: str) -> Result:

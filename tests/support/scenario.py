@@ -214,3 +214,13 @@ def _s7(codex: Path, cwd: str) -> CodexRollout:
     r.shell_command("2026-11-13T09:10:00Z", "make test", "2026-11-13T09:10:10Z", "ok", 300.0)
     r.write()
     return r
+
+
+def ingested(root: Path) -> Path:
+    """The scenario built under ``root`` and ingested into ``root/w.duckdb``."""
+    from lessons_analytics.ingestion import ingest
+
+    built = build(root)
+    db = root / "w.duckdb"
+    ingest(db, [built.projects, built.codex])
+    return db
