@@ -1,4 +1,4 @@
-"""Which calls are file reads: the Read tool, and shell commands parsed by ``shellparse``.
+"""Which calls are file reads: the Read tool, and shell commands parsed by ``shell.reads``.
 
 Each read becomes a ``raw_file_reads`` row with the range the call asked for; the delivered
 range is cut later (``sql/intermediate``) by what the paired result shows.
@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from lessons_analytics.schema import Batch
-from lessons_analytics.shellparse import is_windows, parse_reads, windows_path
+from lessons_analytics.shell.reads import is_windows, parse_reads, windows_path
 
 SHELL_TOOLS = frozenset(
     {"Bash", "exec_command", "shell_command", "shell", "local_shell_call", "container.exec"}
@@ -109,7 +109,7 @@ def _shell(
 
 
 def _is_index(path: str) -> bool:
-    # a Windows path is spelt in lower case (shellparse.windows_path)
+    # a Windows path is spelt in lower case (shell.reads.windows_path)
     return path.endswith("INDEX.md") or (is_windows(path) and path.endswith("/index.md"))
 
 

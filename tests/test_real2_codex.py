@@ -337,7 +337,7 @@ def test_every_reader_command_with_a_known_cwd_is_a_read(
     assert (len(readers), len(known), len(windows)) == (862, 660, 7)
     assert [c for c in known if c not in read_calls] == []
     # 202 reader commands run in sessions that never state their cwd (no session_meta cwd,
-    # no environment context, no workdir): their relative paths are unknown (shellparse)
+    # no environment context, no workdir): their relative paths are unknown (shell.reads)
     unknown = [c for c, cwd in readers.items() if not cwd]
     assert len(unknown) == 202
     assert all(c not in read_calls for c in unknown if not _has_absolute_path(c, scan))

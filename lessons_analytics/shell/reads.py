@@ -37,7 +37,7 @@ Choices:
 * Reads inside ``$(...)`` are ignored; ``bash -c``, ``sh -c`` and ``eval`` strings are parsed;
   assignments and wrappers (sudo, env, command, time, nice, timeout, nohup, exec, stdbuf)
   are skipped.  Broken syntax (an unclosed quote runs to the end) gives a best effort.
-* PowerShell (``shellpwsh``): a ``powershell``/``pwsh -Command`` string, or a command that
+* PowerShell (``shell.powershell``): a ``powershell``/``pwsh -Command`` string, or a command that
   starts with a cmdlet (``Get-Content …``, or ``gc``/``type``/``cat`` under a Windows cwd),
   is read in PowerShell's syntax.
 * Windows paths: a cwd or an operand with a drive letter (``C:\\src``, ``g:/x``) is a Windows
@@ -54,9 +54,17 @@ import posixpath
 import re
 from dataclasses import dataclass, field, replace
 
-from lessons_analytics import shellpwsh
-from lessons_analytics.shellprograms import ALL, HANDLERS, PASSTHROUGH, Prog, Sel, compose, word_set
-from lessons_analytics.shelltokens import Cmd, Parser, Redir, Word, tokenize
+from lessons_analytics.shell import powershell
+from lessons_analytics.shell.parser import Cmd, Parser, Redir, Word, tokenize
+from lessons_analytics.shell.programs import (
+    ALL,
+    HANDLERS,
+    PASSTHROUGH,
+    Prog,
+    Sel,
+    compose,
+    word_set,
+)
 
 __all__ = ["ShellRead", "parse_reads"]
 
@@ -102,7 +110,7 @@ def _cached(command: str, cwd: str | None, home: str | None) -> tuple[ShellRead,
 
 def _reads(command: str, cwd: str | None, home: str | None) -> tuple[ShellRead, ...]:
     st = _State(_abs_or_none(cwd), _abs_or_none(home))
-    if shellpwsh.looks_like_powershell(command, is_windows(st.cwd)):
+    if powershell.looks_like_powershell(command, is_windows(st.cwd)):
         reads = _eval_pwsh(command, st)
     else:
         reads = _eval_source(command, st)
@@ -188,12 +196,12 @@ def _eval_pwsh(script: str, st: _State) -> list[_Read]:
     st.depth += 1
     was, st.pwsh = st.pwsh, True
     try:
-        return _eval_ps_statements(shellpwsh.parse_script(script), st)
+        return _eval_ps_statements(powershell.parse_script(script), st)
     finally:
         st.pwsh = was
 
 
-def _eval_ps_statements(statements: list[list[shellpwsh.PsStage]], st: _State) -> list[_Read]:
+def _eval_ps_statements(statements: list[list[powershell.PsStage]], st: _State) -> list[_Read]:
     out: list[_Read] = []
     for stages in statements:
         stream: list[_Read] = []
@@ -204,7 +212,7 @@ def _eval_ps_statements(statements: list[list[shellpwsh.PsStage]], st: _State) -
 
 
 def _eval_ps_stage(
-    stage: shellpwsh.PsStage, stream: list[_Read], st: _State, first: bool
+    stage: powershell.PsStage, stream: list[_Read], st: _State, first: bool
 ) -> list[_Read]:
     if stage.group is not None:
         out = _eval_ps_statements(stage.group, st)
@@ -220,19 +228,19 @@ def _eval_ps_stage(
         return []
     name, args = words[0].text, words[1:]
     low = name.lower()
-    if shellpwsh.is_wrapper(name):
-        script = shellpwsh.wrapper_script([w.text for w in args])
+    if powershell.is_wrapper(name):
+        script = powershell.wrapper_script([w.text for w in args])
         return _eval_pwsh(script, st.fork()) if script else []
     if low in ("bash", "bash.exe", "sh", "wsl"):
         return _eval_shell(args, st) if low != "wsl" else []
-    if low in shellpwsh.LOCATION:
+    if low in powershell.LOCATION:
         verb = {"push-location": "pushd", "pushd": "pushd", "pop-location": "popd"}.get(low)
         dirs = [a for a in args if a.text.lower() not in ("-path", "-literalpath")]
         _chdir(verb or ("popd" if low == "popd" else "cd"), dirs, st)
         return []
-    if low in shellpwsh.PASSTHROUGH:
+    if low in powershell.PASSTHROUGH:
         return stream
-    program = shellpwsh.ps_program(name, args)
+    program = powershell.ps_program(name, args)
     return [] if program is None else _run(program, stream, st, first)
 
 
@@ -289,8 +297,8 @@ def _eval_simple(words: list[Word], stream: list[_Read], st: _State, first: bool
     args = _strip_prefix(words)
     if not args or args[0].expands:
         return []
-    if shellpwsh.is_wrapper(args[0].text):
-        script = shellpwsh.wrapper_script([w.text for w in args[1:]])
+    if powershell.is_wrapper(args[0].text):
+        script = powershell.wrapper_script([w.text for w in args[1:]])
         return _eval_pwsh(script, st.fork()) if script else []
     name, args = posixpath.basename(args[0].text), args[1:]
     if name in ("cd", "pushd", "popd"):

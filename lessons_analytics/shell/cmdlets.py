@@ -1,15 +1,15 @@
-"""What PowerShell's reading cmdlets do to file lines, for ``shellparse``: parameter binding
+"""What PowerShell's reading cmdlets do to file lines, for ``shell.reads``: parameter binding
 (case-insensitive names, unambiguous prefixes, ``-Name:value``), Get-Content, Select-Object,
 Select-String, findstr, Where-Object; the pass-through and location commands. The choices
-are listed in ``shellpwsh``."""
+are listed in ``shell.powershell``."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
 
-from lessons_analytics.shellprograms import ALL, HANDLERS, Prog, Sel
-from lessons_analytics.shelltokens import Word
+from lessons_analytics.shell.parser import Word
+from lessons_analytics.shell.programs import ALL, HANDLERS, Prog, Sel
 
 __all__ = ["LOCATION", "PASSTHROUGH", "ps_program"]
 

@@ -1,4 +1,4 @@
-"""The shell tokenizer and grammar behind ``shellparse``: words, operators and redirections,
+"""The shell tokenizer and grammar behind ``shell.reads``: words, operators and redirections,
 then lists, pipelines and ( ) / { } groups. Nothing is executed."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""PowerShell, as Codex runs it on Windows, for ``shellparse``: wrappers, tokens and
-pipelines; what the reading cmdlets do to file lines lives in ``shellcmdlets``.
+"""PowerShell, as Codex runs it on Windows, for ``shell.reads``: wrappers, tokens and
+pipelines; what the reading cmdlets do to file lines lives in ``shell.cmdlets``.
 
 Choices:
 
@@ -28,9 +28,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lessons_analytics.shellcmdlets import LOCATION, PASSTHROUGH, ps_program
-from lessons_analytics.shellprograms import Sel
-from lessons_analytics.shelltokens import Word
+from lessons_analytics.shell.cmdlets import LOCATION, PASSTHROUGH, ps_program
+from lessons_analytics.shell.parser import Word
+from lessons_analytics.shell.programs import Sel
 
 __all__ = [
     "LOCATION",

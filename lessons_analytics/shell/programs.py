@@ -1,5 +1,5 @@
 """What each reading program (cat, head, tail, sed, grep, rg, nl, awk, bat...) does to the
-lines of its files, for ``shellparse``: line selections and how they compose."""
+lines of its files, for ``shell.reads``: line selections and how they compose."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lessons_analytics.shelltokens import Word
+from lessons_analytics.shell.parser import Word
 
 # --- line selections ---------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Tests for lessons_analytics.shellparse: a table of commands, then properties."""
+"""Tests for lessons_analytics.shell.reads: a table of commands, then properties."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lessons_analytics import shellparse
-from lessons_analytics.shellparse import ShellRead, parse_reads
+from lessons_analytics.shell import reads as shell_reads
+from lessons_analytics.shell.reads import ShellRead, parse_reads
 
 CWD = "/w"
 HOME = "/home/u"
@@ -310,15 +310,15 @@ _SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Hea
 @given(st.one_of(st.text(max_size=120), _SHELLISH, _FRAGMENTS))
 def test_never_raises(command: str) -> None:
     # the unguarded core, so that a bug is not hidden by parse_reads' safety net
-    shellparse._reads(command, CWD, HOME)
-    shellparse._reads(command, None, None)
+    shell_reads._reads(command, CWD, HOME)
+    shell_reads._reads(command, None, None)
     parse_reads(command, CWD)
 
 
 @_SETTINGS
 @given(st.one_of(_SHELLISH, _FRAGMENTS))
 def test_paths_absolute_and_ranges_sane(command: str) -> None:
-    for r in shellparse._reads(command, CWD, HOME):
+    for r in shell_reads._reads(command, CWD, HOME):
         assert r.path.startswith("/")
         assert posixpath.normpath(r.path) == r.path
         if r.start is not None and r.end is not None:
@@ -487,9 +487,9 @@ _PS_SHELLISH = st.text(alphabet="GetContn-|;()[]{}'\"`$ .\\/:,0129*>&#\n", max_s
 @given(st.one_of(st.text(max_size=120), _PS_SHELLISH, _PS_COMMANDS))
 def test_powershell_never_raises_and_paths_are_canonical(command: str) -> None:
     for cwd in (WIN, CWD, None):
-        for r in shellparse._reads(command, cwd, HOME):
+        for r in shell_reads._reads(command, cwd, HOME):
             if cwd == WIN and not r.path.startswith("/"):
-                assert r.path == shellparse.windows_path(r.path)
+                assert r.path == shell_reads.windows_path(r.path)
                 assert r.path == r.path.lower() and "\\" not in r.path
             if r.start is not None and r.end is not None:
                 assert r.start <= r.end
