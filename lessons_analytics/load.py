@@ -21,12 +21,12 @@ from typing import Any
 
 import orjson
 
-from lessons_analytics.parse_claude import ClaudeFileParser, parse_meta
-from lessons_analytics.parse_codex import CodexFileParser, parse_legacy
 from lessons_analytics.schema import BadValue, Batch, FileState
 from lessons_analytics.sources import SourceFile as SourceFile
 from lessons_analytics.sources import classify as classify
 from lessons_analytics.sources import discover as discover
+from lessons_analytics.transcripts.claude import ClaudeFileParser, parse_meta
+from lessons_analytics.transcripts.codex import CodexFileParser, parse_legacy
 
 _HEAD_BYTES = 4096
 # the session id a rollout's name ends with (``rollout-2026-01-05T09-00-00-<uuid>.jsonl``)

@@ -15,8 +15,8 @@ import pytest
 
 from lessons_analytics import baseshapes, poison, sqlfiles
 from lessons_analytics.basefiles import parse_index
-from lessons_analytics.results import lesson_ids
 from lessons_analytics.stats import apply_marker
+from lessons_analytics.transcripts.tool_results import lesson_ids
 
 MARKERS = [
     "<!-- sleep-due: 2026-11-30 · reasons: candidates-without-verdict=3 -->",

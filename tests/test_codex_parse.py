@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from lessons_analytics.ingestion import IngestReport, ingest
-from lessons_analytics.parse_codex import parse_output
+from lessons_analytics.transcripts.codex import parse_output
 
 SESSIONS = Path(__file__).parent / "data" / "codex" / "sessions"
 C1 = "019b8f00-0000-7000-8000-00000000c001"

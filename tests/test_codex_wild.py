@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from lessons_analytics.ingestion import IngestReport, ingest
-from lessons_analytics.parse_codex import harness_failure
+from lessons_analytics.transcripts.codex import harness_failure
 
 WILD = Path(__file__).parent / "data" / "codex_wild" / "sessions"
 PARENT = "019c2a00-0000-7000-8000-00000000d001"

@@ -183,7 +183,7 @@ def _call_ids(path: Path) -> list[str]:
 
 # --- harness failures --------------------------------------------------------------------
 
-# written apart from parse_codex's table, from the outputs seen in the corpus
+# written apart from transcripts/codex.py's table, from the outputs seen in the corpus
 _INTERRUPTED = ("aborted",)
 _REJECTED = ("exec command rejected", "patch rejected")
 _ERRORS = (

@@ -9,7 +9,7 @@
 -- original and its resumes start at the same instant: the tie goes to the session that ended
 -- first (the original), then to the first file by path (then id). Lines without a uuid
 -- (bookkeeping lines) are all kept.
--- Codex lines have a uuid chained over the payloads of their stream (parse_codex): a
+-- Codex lines have a uuid chained over the payloads of their stream (transcripts/codex.py): a
 -- resumed rollout keeps its own session_meta, then replays the parent's rollout from the
 -- parent's session_meta on, so each replayed line has the uuid of the parent's line; the
 -- parent started first, so its copy is kept and the replay counts once. The chain breaks at

@@ -24,9 +24,14 @@ from typing import Any
 
 import orjson
 
-from lessons_analytics import readcalls
-from lessons_analytics.results import add_mentions, block_text, input_json, summarize
 from lessons_analytics.schema import Batch
+from lessons_analytics.transcripts import file_reads
+from lessons_analytics.transcripts.tool_results import (
+    add_mentions,
+    block_text,
+    input_json,
+    summarize,
+)
 
 KNOWN = {
     "session_meta", "response_item", "event_msg", "turn_context", "compacted", "world_state",
@@ -211,7 +216,7 @@ class CodexFileParser:
             input_json=input_json(args),
         )
         if isinstance(call_id, str) and command:
-            read = readcalls.record_reads(
+            read = file_reads.record_reads(
                 self.batch, self.file_id, call_id, name, args, cwd, command
             )
             self.ctx["pending"][call_id] = read or ["", False]
@@ -316,7 +321,7 @@ def _call_shape(item: dict[str, Any], item_type: str) -> tuple[str, dict[str, An
         args = {"arguments": args}
     # exec_command and the TypeScript CLI's container.exec name it ``cmd``
     command = _command_text(args.get("command", args.get("cmd")))
-    if name not in readcalls.SHELL_TOOLS:
+    if name not in file_reads.SHELL_TOOLS:
         command = None
     return name, args, command
 

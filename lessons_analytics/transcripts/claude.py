@@ -12,9 +12,14 @@ from typing import Any
 
 import orjson
 
-from lessons_analytics import readcalls
-from lessons_analytics.results import add_mentions, block_text, input_json, summarize
 from lessons_analytics.schema import Batch
+from lessons_analytics.transcripts import file_reads
+from lessons_analytics.transcripts.tool_results import (
+    add_mentions,
+    block_text,
+    input_json,
+    summarize,
+)
 
 CONVERSATION = {"user", "assistant", "system", "attachment", "progress"}
 BOOKKEEPING = {
@@ -152,7 +157,7 @@ class ClaudeFileParser:
         )
         if not isinstance(tool_use_id, str):
             return
-        style = readcalls.record_reads(
+        style = file_reads.record_reads(
             self.batch, self.file_id, tool_use_id, name, tool_input, env["cwd"]
         )
         if style is not None:
@@ -217,7 +222,7 @@ class ClaudeFileParser:
         if isinstance(tur, dict):
             _enrich(row, tur)
         if row.get("spawned_agent_id") is None and "agentId: " in text:
-            row["spawned_agent_id"] = readcalls.agent_id_tail(text)
+            row["spawned_agent_id"] = file_reads.agent_id_tail(text)
         self.batch["raw_tool_results"].add(**row)
         if read and read[1]:
             self.batch["raw_read_texts"].add(
