@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lessons_analytics.basefiles import LessonDoc, read_lesson
-from lessons_analytics.bases import discover_bases, lesson_paths
 from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.lessonbase.files import LessonDoc, read_lesson
+from lessons_analytics.lessonbase.reader import discover_bases, lesson_paths
 from lessons_analytics.poison import findings as poison_findings
 from lessons_analytics.redact import redact
 from lessons_analytics.settings import Lint

@@ -14,9 +14,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lessons_analytics.basefiles import LESSON_NAME, IndexDoc, parse_index, read_lesson, read_text
-from lessons_analytics.bases import lesson_paths, resolve_base
 from lessons_analytics.documents import FailureRow
+from lessons_analytics.lessonbase.files import (
+    LESSON_NAME,
+    IndexDoc,
+    parse_index,
+    read_lesson,
+    read_text,
+)
+from lessons_analytics.lessonbase.reader import lesson_paths, resolve_base
 from lessons_analytics.settings import Thresholds
 
 RULES = (

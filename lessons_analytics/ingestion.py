@@ -18,7 +18,8 @@ from typing import Any
 
 import duckdb
 
-from lessons_analytics import baseload, refresh, unchanged, warehouse
+from lessons_analytics import refresh, unchanged, warehouse
+from lessons_analytics.lessonbase import loading as baseload
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
 from lessons_analytics.schema import FileState
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport

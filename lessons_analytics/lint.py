@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from lessons_analytics import poison
-from lessons_analytics.basefiles import (
+from lessons_analytics.documents import FindingRow
+from lessons_analytics.lessonbase.files import (
     LESSON_NAME,
     STATUSES,
     LessonDoc,
@@ -29,9 +30,8 @@ from lessons_analytics.basefiles import (
     read_lesson,
     read_text,
 )
-from lessons_analytics.bases import lesson_paths, repo_root_of, resolve_base
-from lessons_analytics.baseshapes import LESSON_ID
-from lessons_analytics.documents import FindingRow
+from lessons_analytics.lessonbase.reader import lesson_paths, repo_root_of, resolve_base
+from lessons_analytics.lessonbase.shapes import LESSON_ID
 from lessons_analytics.settings import Lint
 
 _HIT_VALUES = {

@@ -16,7 +16,6 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import sqlfiles
-from lessons_analytics.basefiles import LESSONS_DIR
 from lessons_analytics.documents import (
     BodiesBase,
     BodiesDocument,
@@ -37,6 +36,7 @@ from lessons_analytics.documents import (
     RitualCost,
 )
 from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
+from lessons_analytics.lessonbase.files import LESSONS_DIR
 from lessons_analytics.redact import redact_frame, redact_tree
 from lessons_analytics.settings import Thresholds, query_params
 

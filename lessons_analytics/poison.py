@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from lessons_analytics.baseshapes import is_sleep_marker_body
+from lessons_analytics.lessonbase.shapes import is_sleep_marker_body
 from lessons_analytics.redact import redact
 
 __all__ = ["KINDS", "findings"]

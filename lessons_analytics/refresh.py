@@ -22,7 +22,7 @@ import duckdb
 import polars as pl
 
 from lessons_analytics import transform
-from lessons_analytics.baseload import BaseRefresh
+from lessons_analytics.lessonbase.loading import BaseRefresh
 from lessons_analytics.sqlfiles import layer_files, quote_identifier
 from lessons_analytics.transform import is_incremental, materialization, model_body
 

@@ -24,12 +24,13 @@ from typing import Any
 
 import duckdb
 
-from lessons_analytics import baseload, effect, metrics
-from lessons_analytics.bases import load_base, resolve_base
-from lessons_analytics.baseshapes import is_sleep_marker
+from lessons_analytics import effect, metrics
 from lessons_analytics.check import LessonFile, check_index
 from lessons_analytics.documents import BaseStatsRow, SignRow
 from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.lessonbase import loading as baseload
+from lessons_analytics.lessonbase.reader import load_base, resolve_base
+from lessons_analytics.lessonbase.shapes import is_sleep_marker
 from lessons_analytics.redact import redact
 from lessons_analytics.settings import Thresholds
 
@@ -459,7 +460,7 @@ def apply_marker(index: Path, marker: str | None) -> bool:
 
 
 # The same shapes bases.py reads: a section heading is ``##`` not followed by a third
-# ``#``; a leading BOM is not text. The marker line is baseshapes' one definition.
+# ``#``; a leading BOM is not text. The marker line is lessonbase.shapes' one definition.
 _H2 = re.compile(rb"^(?:\xef\xbb\xbf)?##(?!#)")
 _TITLE = re.compile(rb"^(?:\xef\xbb\xbf)?#\s")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from lessons_analytics import __version__
-from lessons_analytics import bases as base_reader
+from lessons_analytics.lessonbase import reader as base_reader
 from lessons_analytics.sources import SourceFile, discover
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lessons_analytics.baseload import LINK_TABLE, snapshot_rows, table_of
-from lessons_analytics.bases import BaseSnapshot, load_base
+from lessons_analytics.lessonbase.loading import LINK_TABLE, snapshot_rows, table_of
+from lessons_analytics.lessonbase.reader import BaseSnapshot, load_base
 from lessons_analytics.schema import BASE_TABLES
 from tests.support.basebuilder import index_text, lesson_text, make_base
 

@@ -8,14 +8,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lessons_analytics.basefiles import parse_hit_line, parse_index, read_lesson, split_fields
-from lessons_analytics.bases import (
+from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.lessonbase.files import (
+    parse_hit_line,
+    parse_index,
+    read_lesson,
+    split_fields,
+)
+from lessons_analytics.lessonbase.reader import (
     clear_discovery_cache,
     discover_bases,
     load_base,
     resolve_base,
 )
-from lessons_analytics.errors import BaseNotFound
 from tests.support.basebuilder import commit, git, index_text, lesson_text, make_base
 
 HIT_EN = (

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from lessons_analytics import baseshapes, poison, sqlfiles
-from lessons_analytics.basefiles import parse_index
+from lessons_analytics import poison, sqlfiles
+from lessons_analytics.lessonbase import shapes as baseshapes
+from lessons_analytics.lessonbase.files import parse_index
 from lessons_analytics.stats import apply_marker
 from lessons_analytics.transcripts.tool_results import lesson_ids
 

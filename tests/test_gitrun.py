@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lessons_analytics import bases
 from lessons_analytics.gitrun import GitError, git_or_none, run_git
+from lessons_analytics.lessonbase import reader as bases
 from lessons_analytics.retro.git import commits
 
 

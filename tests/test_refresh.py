@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from lessons_analytics import refresh, transform, warehouse
-from lessons_analytics.baseload import BaseRefresh
+from lessons_analytics.lessonbase.loading import BaseRefresh
 from lessons_analytics.schema import META_TABLES
 
 

@@ -13,7 +13,7 @@ import click
 import duckdb
 
 from lessons_analytics import metrics, warehouse
-from lessons_analytics.basefiles import LESSONS_DIR
+from lessons_analytics.lessonbase.files import LESSONS_DIR
 from lessons_analytics.options import AppContext, warn
 
 T = TypeVar("T")

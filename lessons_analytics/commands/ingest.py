@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from lessons_analytics import tables, unchanged
-from lessons_analytics.bases import resolve_base
+from lessons_analytics.lessonbase.reader import resolve_base
 from lessons_analytics.options import AppContext, echo_json, json_option, warn
 from lessons_analytics.unchanged import IngestReport
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import click
 
 from lessons_analytics import tables
-from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.cards import cards
 from lessons_analytics.check import check_base
 from lessons_analytics.commands.common import base_paths
 from lessons_analytics.documents import CardsDocument, CheckDocument, LintBase, LintDocument
+from lessons_analytics.lessonbase.reader import discover_bases, resolve_base
 from lessons_analytics.lint import Finding, lint_base
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 from lessons_analytics.settings import Settings

@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 
 from lessons_analytics import tables, warehouse
-from lessons_analytics.bases import discover_bases, resolve_base
 from lessons_analytics.commands.common import base_paths
 from lessons_analytics.documents import StatsDocument
 from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.lessonbase.reader import discover_bases, resolve_base
 from lessons_analytics.metrics import generated_at, schema
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line

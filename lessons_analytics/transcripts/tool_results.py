@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from lessons_analytics.baseshapes import LESSON_ID_IN_TEXT
+from lessons_analytics.lessonbase.shapes import LESSON_ID_IN_TEXT
 
 # ``... [2057 characters truncated] ...`` and ``... [102 lines truncated] ...`` (Claude Code
 # <= 2.0), Codex's ``…N tokens truncated…`` and ``[... omitted N of M lines ...]``

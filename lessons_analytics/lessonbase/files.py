@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from lessons_analytics.baseshapes import LESSON_FILE, LESSON_ID_IN_TEXT, is_sleep_marker
+from lessons_analytics.lessonbase.shapes import LESSON_FILE, LESSON_ID_IN_TEXT, is_sleep_marker
 
 LESSONS_DIR = "LESSONS"
 LESSON_NAME = LESSON_FILE  # the names bases, check and lint import

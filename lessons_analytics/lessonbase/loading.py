@@ -14,9 +14,9 @@ from typing import Any
 import duckdb
 import orjson
 
-from lessons_analytics import bases as base_reader
 from lessons_analytics import warehouse
-from lessons_analytics.bases import BaseSnapshot
+from lessons_analytics.lessonbase import reader as base_reader
+from lessons_analytics.lessonbase.reader import BaseSnapshot
 from lessons_analytics.schema import BASE_TABLES, Str, base_frame
 
 

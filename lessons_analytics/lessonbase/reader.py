@@ -4,7 +4,7 @@ The package never writes here (the sleep marker is written elsewhere). Every par
 forgiving: a broken front matter or journal line becomes an ``errors`` row, never a crash.
 Git history is read with one ``git log`` and one ``git cat-file --batch`` per base, so a
 base with hundreds of commits loads in a few subprocess calls. The parsing of the files
-themselves (lesson, journal line, INDEX.md) lives in ``basefiles``.
+themselves (lesson, journal line, INDEX.md) lives in ``lessonbase.files``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lessons_analytics.basefiles import (
+from lessons_analytics.errors import BaseNotFound
+from lessons_analytics.gitrun import git_or_none
+from lessons_analytics.lessonbase.files import (
     DATE_HEAD,
     INDEX_ID,
     KNOWN_HIT_KEYS,
@@ -40,9 +42,7 @@ from lessons_analytics.basefiles import (
     to_date,
     utc,
 )
-from lessons_analytics.baseshapes import is_sleep_marker
-from lessons_analytics.errors import BaseNotFound
-from lessons_analytics.gitrun import git_or_none
+from lessons_analytics.lessonbase.shapes import is_sleep_marker
 
 # ---------------------------------------------------------------- discovery
 
