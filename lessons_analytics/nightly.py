@@ -23,7 +23,7 @@ from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import query
 from lessons_analytics.schema import SIGN_HISTORY, create_sql
 from lessons_analytics.settings import Settings, Thresholds
-from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
+from lessons_analytics.signs import BaseStats, apply_marker, base_stats, marker_line
 from lessons_analytics.weeks import last_complete_week
 
 Log = Callable[[str], None]

@@ -16,7 +16,7 @@ import pytest
 from lessons_analytics import poison, sqlfiles
 from lessons_analytics.lessonbase import shapes as baseshapes
 from lessons_analytics.lessonbase.files import parse_index
-from lessons_analytics.stats import apply_marker
+from lessons_analytics.signs import apply_marker
 from lessons_analytics.transcripts.tool_results import lesson_ids
 
 MARKERS = [

@@ -9,7 +9,7 @@ import stat
 import time
 from pathlib import Path
 
-from lessons_analytics.stats import apply_marker
+from lessons_analytics.signs import apply_marker
 from tests.support.basebuilder import index_text
 from tests.test_stats import build, hit, lesson, run, tree
 

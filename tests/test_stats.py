@@ -23,7 +23,7 @@ from lessons_analytics import warehouse
 from lessons_analytics.cli import cli
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.settings import Thresholds
-from lessons_analytics.stats import (
+from lessons_analytics.signs import (
     BaseStats,
     Sign,
     apply_marker,

@@ -6,7 +6,7 @@ from datetime import date
 from pathlib import Path
 
 from lessons_analytics import tables
-from lessons_analytics.stats import BaseStats, Sign
+from lessons_analytics.signs import BaseStats, Sign
 
 
 def _heads_row(base: str, reads: int, blind: int, reading: int) -> dict[str, object]:

@@ -14,7 +14,7 @@ from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.lessonbase.reader import discover_bases, resolve_base
 from lessons_analytics.metrics import generated_at, schema
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
-from lessons_analytics.stats import BaseStats, apply_marker, base_stats, marker_line
+from lessons_analytics.signs import BaseStats, apply_marker, base_stats, marker_line
 
 
 def _targets(given: tuple[Path, ...]) -> list[Path]:

@@ -17,7 +17,7 @@ from lessons_analytics.documents import (
     HitsDocument,
 )
 from lessons_analytics.settings import Thresholds
-from lessons_analytics.stats import BaseStats, base_stats
+from lessons_analytics.signs import BaseStats, base_stats
 
 
 @dataclass(frozen=True)

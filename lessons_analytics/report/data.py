@@ -24,7 +24,7 @@ from lessons_analytics.report import actions, evidence, history
 from lessons_analytics.report.effect_section import effect_rows, intervention_rows
 from lessons_analytics.report.numbers import delta, share
 from lessons_analytics.settings import Thresholds
-from lessons_analytics.stats import warehouse_stats
+from lessons_analytics.signs import warehouse_stats
 from lessons_analytics.weeks import shift_week, week_bounds, week_of
 
 TREND_WEEKS = 12

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from lessons_analytics import formats, render
 from lessons_analytics.tables.names import BaseNames, finish
 
-if TYPE_CHECKING:  # the stats module needs DuckDB; the renderer only its types
-    from lessons_analytics.stats import BaseStats, Sign
+if TYPE_CHECKING:  # the signs module needs DuckDB; the renderer only its types
+    from lessons_analytics.signs import BaseStats, Sign
 
 WIDTH = 100  # the lessons column takes what the others leave of it
 _MIN_LESSONS = 12
