@@ -43,6 +43,18 @@ def ingest(
     known = unchanged.check(db_path, paths, extra_bases)
     if known is not None:
         return known
+    return ingest_changed(db_path, paths, extra_bases, progress, stage)
+
+
+def ingest_changed(
+    db_path: Path,
+    paths: list[Path],
+    extra_bases: list[Path],
+    progress: Callable[[int, int], Callable[[int], None]] | None = None,
+    stage: Callable[[str], None] | None = None,
+) -> IngestReport:
+    """``ingest`` once ``unchanged.check`` has said the run may change something (the CLI
+    asks it before importing this module, so it is not asked twice)."""
     try:
         con = warehouse.connect(db_path)
     except Exception as exc:

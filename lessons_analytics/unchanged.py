@@ -123,19 +123,9 @@ def _fingerprints(
     return {base: base_reader.fingerprint(Path(base), salt) for base in sorted(wanted)}
 
 
-# the last check that found a change; the same question asked again right after (the CLI
-# asks before it imports the loader, the loader asks again) is answered without a listing
-_last_miss: list[list[Any] | Any] | None = None
-
-
 def check(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> IngestReport | None:
     """The stored report when an ingest of ``paths`` would change nothing, else None."""
-    global _last_miss
     question = [str(db_path), _arguments(paths, extra_bases), _warehouse_stat(db_path)]
-    if _last_miss == question:
-        _last_miss = None
-        return None
-    _last_miss = question
     try:
         stored = json.loads(sidecar(db_path).read_text(encoding="utf-8"))
         if stored.get("format") != _FORMAT or stored["warehouse"] != question[2]:
@@ -154,7 +144,6 @@ def check(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> IngestRe
             return None
     except Exception:  # anything unexpected: the full run decides
         return None
-    _last_miss = None
     return IngestReport(files_seen=len(sources), totals=stored["totals"])
 
 

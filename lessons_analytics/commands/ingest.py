@@ -107,9 +107,9 @@ def _ingest(
     progress: Callable[[int, int], Callable[[int], None]] | None,
     stage: Callable[[str], None] | None,
 ) -> IngestReport:
-    from lessons_analytics.ingestion import ingest
+    from lessons_analytics.ingestion import ingest_changed
 
-    return ingest(app.db_path, sources, bases, progress=progress, stage=stage)
+    return ingest_changed(app.db_path, sources, bases, progress=progress, stage=stage)
 
 
 def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]]:
