@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from lessons_analytics.schema import BadValue, Batch, FileState
+from lessons_analytics.schema import BadValue, Batch, FileRow, FileState, UnknownColumn
 from lessons_analytics.sources import SourceFile as SourceFile
 from lessons_analytics.sources import classify as classify
 from lessons_analytics.sources import discover as discover
@@ -44,7 +44,7 @@ class LoadOutcome:
     files_loaded: int = 0
     lines_loaded: int = 0
     rewritten: list[int] = field(default_factory=list)
-    states: list[dict[str, Any]] = field(default_factory=list)
+    states: list[FileRow] = field(default_factory=list)
 
 
 def file_id_of(path: str) -> int:
@@ -237,6 +237,8 @@ def _parse_line(
     saved = dict(context)
     try:
         parser.line(number, record)
+    except UnknownColumn:
+        raise  # a parser bug, whatever the line holds
     except Exception as exc:  # noqa: BLE001 - one odd line must never stop the run
         batch.rollback(mark)
         context.clear()
@@ -313,8 +315,14 @@ def _json_reason(raw: bytes, exc: Exception) -> str:
 
 
 def _error(batch: Batch, file_id: int, path: str, line: int, reason: str, loaded_at: str) -> None:
-    batch["raw_load_errors"].add(
-        file_id=file_id, path=path, line_no=line, reason=reason, loaded_at=loaded_at
+    batch.load_errors.add(
+        {
+            "file_id": file_id,
+            "path": path,
+            "line_no": line,
+            "reason": reason,
+            "loaded_at": loaded_at,
+        }
     )
 
 

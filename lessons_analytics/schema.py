@@ -13,10 +13,21 @@ written as ``"12"`` or ``true`` is a wrong type, not 12 or 1.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import (
+    Annotated,
+    Any,
+    Generic,
+    TypedDict,
+    TypeVar,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 import polars as pl
 
@@ -27,155 +38,215 @@ Int = pl.Int64
 Bool = pl.Boolean
 Ts = pl.Datetime("us", "UTC")
 
-RAW_TABLES: dict[str, dict[str, Any]] = {
-    # one row per transcript file: what has been consumed, so a re-run reads only new lines
-    "raw_files": {
-        "file_id": Int,
-        "path": Str,
-        "runtime": Str,
-        "file_kind": Str,
-        "size_bytes": Int,
-        "mtime_ns": Int,
-        "consumed_bytes": Int,
-        "consumed_lines": Int,
-        "head_hash": Str,
-        "context_json": Str,
-        "loaded_at": Ts,
-    },
-    "raw_load_errors": {
-        "file_id": Int,
-        "path": Str,
-        "line_no": Int,
-        "reason": Str,
-        "loaded_at": Ts,
-    },
-    # one row per transcript line (conversation and bookkeeping lines alike)
-    "raw_events": {
-        "file_id": Int,
-        "line_no": Int,
-        "runtime": Str,
-        "line_type": Str,
-        "subtype": Str,
-        "is_known_type": Bool,
-        "uuid": Str,
-        "parent_uuid": Str,
-        "session_id": Str,
-        "agent_id": Str,
-        "is_sidechain": Bool,
-        "ts": Ts,
-        "cwd": Str,
-        "version": Str,
-        "message_id": Str,
-        "request_id": Str,
-        "role": Str,
-        "is_meta": Bool,
-        "is_api_error": Bool,
-        "model": Str,
-        "text": Str,
-        "input_tokens": Int,
-        "output_tokens": Int,
-        "cache_creation_tokens": Int,
-        "cache_read_tokens": Int,
-        "tool_uses": Int,
-        "tool_results": Int,
-    },
-    # one row per tool_use block / Codex call item
-    "raw_tool_calls": {
-        "file_id": Int,
-        "line_no": Int,
-        "runtime": Str,
-        "session_id": Str,
-        "agent_id": Str,
-        "uuid": Str,
-        "message_id": Str,
-        "tool_use_id": Str,
-        "tool_name": Str,
-        "ts": Ts,
-        "cwd": Str,
-        "command": Str,
-        "file_path": Str,
-        "read_offset": Int,
-        "read_limit": Int,
-        "prompt_hash": Str,
-        "input_json": Str,
-    },
-    # one row per tool_result block / Codex call output
-    "raw_tool_results": {
-        "file_id": Int,
-        "line_no": Int,
-        "runtime": Str,
-        "session_id": Str,
-        "agent_id": Str,
-        "uuid": Str,
-        "tool_use_id": Str,
-        "ts": Ts,
-        "is_error": Bool,
-        "result_chars": Int,
-        "result_lines": Int,
-        "text_head": Str,
-        "exit_code": Int,
-        "duration_s": pl.Float64,
-        "trunc_chars": Int,
-        "trunc_lines": Int,
-        "is_persisted": Bool,
-        "is_truncated": Bool,
-        "numbered_first": Int,
-        "numbered_last": Int,
-        "numbered_count": Int,
-        "head_part_lines": Int,
-        "tail_part_lines": Int,
-        "spawned_agent_id": Str,
-        "tur_start_line": Int,
-        "tur_num_lines": Int,
-        "tur_total_lines": Int,
-        "is_interrupt": Bool,
-        "is_rejected": Bool,
-    },
-    # one row per file a call read: the Read tool, or each file of a shell read command
-    "raw_file_reads": {
-        "file_id": Int,
-        "tool_use_id": Str,
-        "read_idx": Int,
-        "path": Str,
-        "method": Str,
-        "range_start": Int,
-        "range_end": Int,
-        "tail_n": Int,
-        "head_n": Int,
-        "is_prefix": Bool,
-        "is_numbered": Bool,
-        "grep_pattern": Str,
-        "grep_flags": Str,
-        "n_files": Int,
-    },
-    # full result text of reads of an INDEX.md: the evidence of which rows were seen
-    "raw_read_texts": {
-        "file_id": Int,
-        "tool_use_id": Str,
-        "text": Str,
-    },
-    # a lesson id seen in a tool result, a user message or a system/hook message
-    "raw_mentions": {
-        "file_id": Int,
-        "line_no": Int,
-        "session_id": Str,
-        "agent_id": Str,
-        "ts": Ts,
-        "source": Str,
-        "tool_use_id": Str,
-        "lesson_id": Str,
-    },
-    # Claude Code 2.1.x subagent sidecars (<sessionId>/subagents/agent-<id>.meta.json)
-    "raw_subagent_meta": {
-        "file_id": Int,
-        "path": Str,
-        "session_id": Str,
-        "agent_id": Str,
-        "agent_type": Str,
-        "description": Str,
-        "tool_use_id": Str,
-    },
+# An ISO 8601 instant as the transcript wrote it (a ``timestamptz`` column, parsed column-wise)
+Instant = Annotated[str, "instant"]
+
+# One TypedDict per raw table: the row a parser adds, its keys in table order. The table's
+# columns (``RAW_TABLES``) are read from it, so the two cannot drift apart, and mypy holds
+# every row a parser writes to its table's keys. Every key may be left out (null). A parser
+# passes the values it found without coercing them: ``Columns.add`` checks them.
+
+
+class FileRow(TypedDict):
+    """``raw_files``: one row per transcript file, what has been consumed, so a re-run reads
+    only new lines. Written whole by the loader, never from a transcript's values."""
+
+    file_id: int
+    path: str
+    runtime: str
+    file_kind: str
+    size_bytes: int
+    mtime_ns: int
+    consumed_bytes: int
+    consumed_lines: int
+    head_hash: str
+    context_json: str
+    loaded_at: Instant
+
+
+class LoadErrorRow(TypedDict, total=False):
+    """``raw_load_errors``: a line (or file) that could not be loaded, and why."""
+
+    file_id: int | None
+    path: str | None
+    line_no: int | None
+    reason: str | None
+    loaded_at: Instant | None
+
+
+class EventRow(TypedDict, total=False):
+    """``raw_events``: one row per transcript line (conversation and bookkeeping lines alike)."""
+
+    file_id: int | None
+    line_no: int | None
+    runtime: str | None
+    line_type: str | None
+    subtype: str | None
+    is_known_type: bool | None
+    uuid: str | None
+    parent_uuid: str | None
+    session_id: str | None
+    agent_id: str | None
+    is_sidechain: bool | None
+    ts: Instant | None
+    cwd: str | None
+    version: str | None
+    message_id: str | None
+    request_id: str | None
+    role: str | None
+    is_meta: bool | None
+    is_api_error: bool | None
+    model: str | None
+    text: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cache_creation_tokens: int | None
+    cache_read_tokens: int | None
+    tool_uses: int | None
+    tool_results: int | None
+
+
+class ToolCallRow(TypedDict, total=False):
+    """``raw_tool_calls``: one row per tool_use block / Codex call item."""
+
+    file_id: int | None
+    line_no: int | None
+    runtime: str | None
+    session_id: str | None
+    agent_id: str | None
+    uuid: str | None
+    message_id: str | None
+    tool_use_id: str | None
+    tool_name: str | None
+    ts: Instant | None
+    cwd: str | None
+    command: str | None
+    file_path: str | None
+    read_offset: int | None
+    read_limit: int | None
+    prompt_hash: str | None
+    input_json: str | None
+
+
+class ToolResultRow(TypedDict, total=False):
+    """``raw_tool_results``: one row per tool_result block / Codex call output."""
+
+    file_id: int | None
+    line_no: int | None
+    runtime: str | None
+    session_id: str | None
+    agent_id: str | None
+    uuid: str | None
+    tool_use_id: str | None
+    ts: Instant | None
+    is_error: bool | None
+    result_chars: int | None
+    result_lines: int | None
+    text_head: str | None
+    exit_code: int | None
+    duration_s: float | None
+    trunc_chars: int | None
+    trunc_lines: int | None
+    is_persisted: bool | None
+    is_truncated: bool | None
+    numbered_first: int | None
+    numbered_last: int | None
+    numbered_count: int | None
+    head_part_lines: int | None
+    tail_part_lines: int | None
+    spawned_agent_id: str | None
+    tur_start_line: int | None
+    tur_num_lines: int | None
+    tur_total_lines: int | None
+    is_interrupt: bool | None
+    is_rejected: bool | None
+
+
+class FileReadRow(TypedDict, total=False):
+    """``raw_file_reads``: one row per file a call read: the Read tool, or each file of a
+    shell read command."""
+
+    file_id: int | None
+    tool_use_id: str | None
+    read_idx: int | None
+    path: str | None
+    method: str | None
+    range_start: int | None
+    range_end: int | None
+    tail_n: int | None
+    head_n: int | None
+    is_prefix: bool | None
+    is_numbered: bool | None
+    grep_pattern: str | None
+    grep_flags: str | None
+    n_files: int | None
+
+
+class ReadTextRow(TypedDict, total=False):
+    """``raw_read_texts``: the full result text of a read of an INDEX.md, the evidence of
+    which rows were seen."""
+
+    file_id: int | None
+    tool_use_id: str | None
+    text: str | None
+
+
+class MentionRow(TypedDict, total=False):
+    """``raw_mentions``: a lesson id seen in a tool result, a user message or a system/hook
+    message."""
+
+    file_id: int | None
+    line_no: int | None
+    session_id: str | None
+    agent_id: str | None
+    ts: Instant | None
+    source: str | None
+    tool_use_id: str | None
+    lesson_id: str | None
+
+
+class SubagentMetaRow(TypedDict, total=False):
+    """``raw_subagent_meta``: a Claude Code 2.1.x subagent sidecar
+    (``<sessionId>/subagents/agent-<id>.meta.json``)."""
+
+    file_id: int | None
+    path: str | None
+    session_id: str | None
+    agent_id: str | None
+    agent_type: str | None
+    description: str | None
+    tool_use_id: str | None
+
+
+ROW_TYPES: dict[str, type] = {
+    "raw_files": FileRow,
+    "raw_load_errors": LoadErrorRow,
+    "raw_events": EventRow,
+    "raw_tool_calls": ToolCallRow,
+    "raw_tool_results": ToolResultRow,
+    "raw_file_reads": FileReadRow,
+    "raw_read_texts": ReadTextRow,
+    "raw_mentions": MentionRow,
+    "raw_subagent_meta": SubagentMetaRow,
 }
+_POLARS_TYPES: dict[object, Any] = {str: Str, int: Int, bool: Bool, float: pl.Float64}
+
+
+def _columns_of(row: type) -> dict[str, Any]:
+    """The Polars type of each key of a row TypedDict (``X | None`` is a column of X)."""
+    columns = {}
+    for name, hint in get_type_hints(row, include_extras=True).items():
+        kind = hint
+        if get_origin(hint) is not Annotated:
+            (kind,) = [arg for arg in get_args(hint) if arg is not type(None)] or [hint]
+        columns[name] = Ts if get_origin(kind) is Annotated else _POLARS_TYPES[kind]
+    return columns
+
+
+RAW_TABLES: dict[str, dict[str, Any]] = {
+    table: _columns_of(row) for table, row in ROW_TYPES.items()
+}
+
 
 # tables whose rows belong to one transcript file (deleted when the file is rewritten)
 FILE_TABLES = [
@@ -232,7 +303,13 @@ class BadValue(ValueError):
     """A value that does not fit its raw column; the line that produced it is rejected."""
 
 
+class UnknownColumn(KeyError):
+    """A row key that is no column of its table. A parser bug, never bad input: it is not
+    counted as a bad line but stops the run, so the first test that reaches it fails."""
+
+
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+_FLOAT_EXACT = 1 << 53  # an integer in a float column must keep its value
 # what DuckDB and Polars both read as an instant: date, T, time, optional fraction and zone
 _ISO_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?")
 
@@ -246,29 +323,56 @@ def _kind(dtype: Any) -> str:
 _KINDS = {table: {col: _kind(t) for col, t in cols.items()} for table, cols in RAW_TABLES.items()}
 
 
-def check_row(table: str, row: dict[str, Any]) -> None:
-    """Raise ``BadValue`` unless every value of ``row`` fits its column of ``table``."""
-    kinds = _KINDS[table]
+class _Instant:
+    """Stands for the type of an instant's text: no value has it, so ``check_row`` looks at
+    every timestamp closely."""
+
+
+# the Python type a value of each column has when it fits
+_PYTHON_TYPES = {"str": str, "ts": _Instant, "int": int, "bool": bool, "float": float}
+_TYPES = {
+    table: {col: _PYTHON_TYPES[kind] for col, kind in kinds.items()}
+    for table, kinds in _KINDS.items()
+}
+_LOW, _HIGH = _INT64
+
+
+def check_row(table: str, row: Mapping[str, object]) -> None:
+    """Raise ``BadValue`` unless every value of ``row`` fits its column of ``table``, and
+    ``UnknownColumn`` for a key that is no column of it. Values are not coerced: a token
+    count written as ``"12"`` or ``true`` is a wrong type, not 12 or 1."""
+    types = _TYPES[table]
     for column, value in row.items():
-        if value is None:
-            continue
-        kind = kinds.get(column)
-        if kind is None:
-            raise KeyError(f"{table} has no column {column!r}")  # a parser bug, not bad input
-        cls = type(value)
-        if kind == "str" and cls is str:
-            continue
-        if kind == "int" and cls is int and _INT64[0] <= value <= _INT64[1]:
-            continue
-        if kind == "bool" and cls is bool:
-            continue
-        if kind == "float" and (cls is float or (cls is int and abs(value) < 1 << 53)):
-            continue
-        if kind == "ts" and cls is str and _is_instant(value):
-            continue
-        raise BadValue(f"{table}.{column}: {_describe(value)} is not a valid {kind}")
+        expected = types.get(column)
+        if expected is None:
+            raise UnknownColumn(f"{table} has no column {column!r}")
+        # the common case in one test: a value of the column's own Python type (``type``
+        # tells a bool from an int); the rest is looked at closely
+        if type(value) is not expected:
+            if value is not None and not _fits(_KINDS[table][column], value):
+                raise _bad(table, column, value)
+        elif expected is int and not _LOW <= value <= _HIGH:  # type: ignore[operator]
+            raise _bad(table, column, value)
 
 
+def _bad(table: str, column: str, value: object) -> BadValue:
+    return BadValue(f"{table}.{column}: {_describe(value)} is not a valid {_KINDS[table][column]}")
+
+
+def _fits(kind: str, value: object) -> bool:
+    cls = type(value)
+    if cls is str:
+        return kind == "str" or (kind == "ts" and _is_instant(value))
+    if cls is int:
+        if kind == "int":
+            return _LOW <= value <= _HIGH  # type: ignore[operator]
+        return kind == "float" and abs(value) < _FLOAT_EXACT  # type: ignore[arg-type]
+    if cls is bool:
+        return kind == "bool"
+    return cls is float and kind == "float"
+
+
+@functools.lru_cache(maxsize=4096)  # the rows of one line share its timestamp
 def _is_instant(text: str) -> bool:
     if not _ISO_TS.fullmatch(text):
         return False
@@ -287,17 +391,21 @@ def _describe(value: object) -> str:
     return f"{kind} {shown[:40]}{'...' if len(shown) > 40 else ''}"
 
 
-class Columns:
-    """Rows of one raw table, appended as dicts by a parser (absent keys are null)."""
+Row = TypeVar("Row", bound=Mapping[str, object])
+
+
+class Columns(Generic[Row]):
+    """Rows of one raw table, appended by a parser as dicts of the columns it knows (absent
+    keys are null) and checked against the schema as they come (``check_row``)."""
 
     __slots__ = ("table", "rows")
 
     def __init__(self, table: str) -> None:
         self.table = table
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[Row] = []
 
-    def add(self, **row: Any) -> None:
-        """Append a row; ``BadValue`` when a value does not fit its column."""
+    def add(self, row: Row) -> None:
+        """Append a row; ``BadValue`` (and no row) when a value does not fit its column."""
         check_row(self.table, row)
         self.rows.append(row)
 
@@ -317,22 +425,38 @@ class Columns:
 
 
 class Batch:
-    """All rows parsed in one run, table by table."""
+    """All rows parsed in one run, table by table; a typed attribute per table the parsers
+    write (``tables`` holds them all by name)."""
+
+    __slots__ = (
+        "files", "load_errors", "events", "tool_calls", "tool_results", "file_reads",
+        "read_texts", "mentions", "subagent_meta", "tables", "_order",
+    )  # fmt: skip
 
     def __init__(self) -> None:
-        self.tables = {name: Columns(name) for name in RAW_TABLES}
+        self.files: Columns[FileRow] = Columns("raw_files")
+        self.load_errors: Columns[LoadErrorRow] = Columns("raw_load_errors")
+        self.events: Columns[EventRow] = Columns("raw_events")
+        self.tool_calls: Columns[ToolCallRow] = Columns("raw_tool_calls")
+        self.tool_results: Columns[ToolResultRow] = Columns("raw_tool_results")
+        self.file_reads: Columns[FileReadRow] = Columns("raw_file_reads")
+        self.read_texts: Columns[ReadTextRow] = Columns("raw_read_texts")
+        self.mentions: Columns[MentionRow] = Columns("raw_mentions")
+        self.subagent_meta: Columns[SubagentMetaRow] = Columns("raw_subagent_meta")
+        self._order: tuple[Columns[Any], ...] = (
+            self.files, self.load_errors, self.events, self.tool_calls, self.tool_results,
+            self.file_reads, self.read_texts, self.mentions, self.subagent_meta,
+        )  # fmt: skip
+        self.tables: dict[str, Columns[Any]] = {cols.table: cols for cols in self._order}
 
-    def __getitem__(self, table: str) -> Columns:
-        return self.tables[table]
-
-    def mark(self) -> dict[str, int]:
+    def mark(self) -> list[int]:
         """Where each table stands now, for ``rollback``."""
-        return {name: len(cols.rows) for name, cols in self.tables.items()}
+        return [len(cols.rows) for cols in self._order]
 
-    def rollback(self, mark: dict[str, int]) -> None:
+    def rollback(self, mark: list[int]) -> None:
         """Drop every row added since ``mark``: a rejected line leaves no part of itself."""
-        for name, size in mark.items():
-            del self.tables[name].rows[size:]
+        for cols, size in zip(self._order, mark, strict=True):
+            del cols.rows[size:]
 
 
 Date = pl.Date

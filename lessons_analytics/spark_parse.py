@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from lessons_analytics import exchange
 from lessons_analytics.load import SourceFile, discover, load_files, now_utc
-from lessons_analytics.schema import RAW_TABLES, Batch, Columns
+from lessons_analytics.schema import RAW_TABLES, Batch, Columns, FileRow
 
 MANIFEST = "table string, file string, rows bigint"
 
@@ -66,9 +66,9 @@ def parse_batch(batch: pa.RecordBatch, out: str, machine: str, loaded_at: str) -
     ]
     parsed = Batch()
     outcome = load_files(sources, {}, parsed, loaded_at)
-    states = Columns("raw_files")
+    states: Columns[FileRow] = Columns("raw_files")
     for state in outcome.states:
-        states.add(**state)
+        states.add(state)
     parsed.tables["raw_files"] = states
     tag = hashlib.blake2b("\n".join(s.path for s in sources).encode(), digest_size=8).hexdigest()
     written: dict[str, list[Any]] = {"table": [], "file": [], "rows": []}

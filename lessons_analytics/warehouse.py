@@ -7,7 +7,6 @@ import errno
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import orjson
@@ -20,6 +19,7 @@ from lessons_analytics.schema import (
     META_TABLES,
     RAW_TABLES,
     Columns,
+    FileRow,
     FileState,
     create_sql,
     empty_base_frame,
@@ -82,12 +82,12 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
     con.unregister("forget_ids")
 
 
-def write_states(con: duckdb.DuckDBPyConnection, states: list[dict[str, Any]]) -> None:
+def write_states(con: duckdb.DuckDBPyConnection, states: list[FileRow]) -> None:
     if not states:
         return
-    columns = Columns("raw_files")
+    columns: Columns[FileRow] = Columns("raw_files")
     for state in states:
-        columns.add(**state)
+        columns.add(state)
     frame = columns.frame()
     con.register("new_states", frame.to_arrow())
     con.execute("delete from raw_files where file_id in (select file_id from new_states)")

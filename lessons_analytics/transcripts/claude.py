@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from lessons_analytics.schema import Batch
+from lessons_analytics.schema import Batch, EventRow, ToolResultRow
 from lessons_analytics.transcripts import file_reads
 from lessons_analytics.transcripts.tool_results import (
     add_mentions,
@@ -21,7 +21,6 @@ from lessons_analytics.transcripts.tool_results import (
     summarize,
 )
 
-CONVERSATION = {"user", "assistant", "system", "attachment", "progress"}
 BOOKKEEPING = {
     "summary", "file-history-snapshot", "queue-operation", "last-prompt", "permission-mode",
     "ai-title", "custom-title", "agent-name", "agent-color", "agent-setting", "mode", "pr-link",
@@ -64,9 +63,9 @@ class ClaudeFileParser:
         elif kind not in BOOKKEEPING:
             env["is_known_type"] = False
             env["text"] = orjson.dumps(record)[:_TEXT_KEEP].decode("utf-8", "replace")
-        self.batch["raw_events"].add(**env)
+        self.batch.events.add(env)
 
-    def _envelope(self, line_no: int, record: dict[str, Any], kind: str) -> dict[str, Any]:
+    def _envelope(self, line_no: int, record: dict[str, Any], kind: str) -> EventRow:
         uuid = record.get("uuid")
         is_sidechain = bool(record.get("isSidechain"))
         agent_id = record.get("agentId") or self.agent_hint
@@ -104,7 +103,7 @@ class ClaudeFileParser:
         self.sidechain_roots[uuid] = root
         return f"sidechain-{root}"
 
-    def _assistant(self, env: dict[str, Any], record: dict[str, Any]) -> None:
+    def _assistant(self, env: EventRow, record: dict[str, Any]) -> None:
         message = record.get("message")
         if not isinstance(message, dict):
             return
@@ -127,33 +126,35 @@ class ClaudeFileParser:
                     self._tool_use(env, block)
         env["tool_uses"] = len(seen)
 
-    def _tool_use(self, env: dict[str, Any], block: dict[str, Any]) -> None:
+    def _tool_use(self, env: EventRow, block: dict[str, Any]) -> None:
         tool_input = block.get("input")
         if not isinstance(tool_input, dict):
             tool_input = {}
         name = block.get("name")
         tool_use_id = block.get("id")
         command = tool_input.get("command") if name == "Bash" else None
-        self.batch["raw_tool_calls"].add(
-            file_id=self.file_id,
-            line_no=env["line_no"],
-            runtime="claude",
-            session_id=env["session_id"],
-            agent_id=env["agent_id"],
-            uuid=env["uuid"],
-            message_id=env.get("message_id"),
-            tool_use_id=tool_use_id,
-            tool_name=name,
-            ts=env["ts"],
-            cwd=env["cwd"],
-            command=command if isinstance(command, str) else None,
-            file_path=_str(tool_input.get("file_path") or tool_input.get("notebook_path")),
-            read_offset=_int(tool_input.get("offset")) if name == "Read" else None,
-            read_limit=_int(tool_input.get("limit")) if name == "Read" else None,
-            prompt_hash=prompt_hash(tool_input.get("prompt"))
-            if name in ("Task", "Agent")
-            else None,
-            input_json=input_json(tool_input),
+        self.batch.tool_calls.add(
+            {
+                "file_id": self.file_id,
+                "line_no": env["line_no"],
+                "runtime": "claude",
+                "session_id": env["session_id"],
+                "agent_id": env["agent_id"],
+                "uuid": env["uuid"],
+                "message_id": env.get("message_id"),
+                "tool_use_id": tool_use_id,
+                "tool_name": name,
+                "ts": env["ts"],
+                "cwd": env["cwd"],
+                "command": command if isinstance(command, str) else None,
+                "file_path": _str(tool_input.get("file_path") or tool_input.get("notebook_path")),
+                "read_offset": _int(tool_input.get("offset")) if name == "Read" else None,
+                "read_limit": _int(tool_input.get("limit")) if name == "Read" else None,
+                "prompt_hash": prompt_hash(tool_input.get("prompt"))
+                if name in ("Task", "Agent")
+                else None,
+                "input_json": input_json(tool_input),
+            }
         )
         if not isinstance(tool_use_id, str):
             return
@@ -163,7 +164,7 @@ class ClaudeFileParser:
         if style is not None:
             self.pending[tool_use_id] = style
 
-    def _user(self, env: dict[str, Any], record: dict[str, Any]) -> None:
+    def _user(self, env: EventRow, record: dict[str, Any]) -> None:
         message = record.get("message")
         if not isinstance(message, dict):
             return
@@ -190,22 +191,20 @@ class ClaudeFileParser:
         if texts:
             self._text(env, "\n".join(texts), source)
 
-    def _text(self, env: dict[str, Any], text: str, source: str) -> None:
+    def _text(self, env: EventRow, text: str, source: str) -> None:
         env["text"] = text[:_TEXT_KEEP]
         self._mentions(env, text, source, None)
 
-    def _mentions(
-        self, env: dict[str, Any], text: str, source: str, tool_use_id: str | None
-    ) -> None:
+    def _mentions(self, env: EventRow, text: str, source: str, tool_use_id: str | None) -> None:
         add_mentions(self.batch, env, text, source, tool_use_id)
 
-    def _tool_result(self, env: dict[str, Any], block: dict[str, Any], tur: object) -> None:
+    def _tool_result(self, env: EventRow, block: dict[str, Any], tur: object) -> None:
         tool_use_id = _str(block.get("tool_use_id"))
         text = block_text(block.get("content"))
         read = self.pending.pop(tool_use_id, None) if tool_use_id else None
         style = read[0] if read else None
         summary = summarize(text, style)
-        row: dict[str, Any] = {
+        row: ToolResultRow = {
             "file_id": self.file_id,
             "line_no": env["line_no"],
             "runtime": "claude",
@@ -223,15 +222,15 @@ class ClaudeFileParser:
             _enrich(row, tur)
         if row.get("spawned_agent_id") is None and "agentId: " in text:
             row["spawned_agent_id"] = file_reads.agent_id_tail(text)
-        self.batch["raw_tool_results"].add(**row)
+        self.batch.tool_results.add(row)
         if read and read[1]:
-            self.batch["raw_read_texts"].add(
-                file_id=self.file_id, tool_use_id=tool_use_id, text=text
+            self.batch.read_texts.add(
+                {"file_id": self.file_id, "tool_use_id": tool_use_id, "text": text}
             )
         else:
             self._mentions(env, text, "tool_result", tool_use_id)
 
-    def _harness(self, env: dict[str, Any], record: dict[str, Any], kind: str) -> None:
+    def _harness(self, env: EventRow, record: dict[str, Any], kind: str) -> None:
         if kind == "system":
             content = record.get("content")
             text = content if isinstance(content, str) else ""
@@ -249,7 +248,7 @@ class ClaudeFileParser:
         self._mentions(env, text, "hook", None)
 
 
-def _enrich(row: dict[str, Any], tur: dict[str, Any]) -> None:
+def _enrich(row: ToolResultRow, tur: dict[str, Any]) -> None:
     agent_id = tur.get("agentId")
     if isinstance(agent_id, str):
         row["spawned_agent_id"] = agent_id
@@ -272,14 +271,16 @@ def parse_meta(batch: Batch, file_id: int, path: str, data: bytes, session_id: s
         raise ValueError("meta.json is not a JSON object")
     name = path.rsplit("/", 1)[-1]
     agent_id = name.removeprefix("agent-").removesuffix(".meta.json")
-    batch["raw_subagent_meta"].add(
-        file_id=file_id,
-        path=path,
-        session_id=session_id,
-        agent_id=agent_id,
-        agent_type=_str(meta.get("agentType")),
-        description=_str(meta.get("description")),
-        tool_use_id=_str(meta.get("toolUseId")),
+    batch.subagent_meta.add(
+        {
+            "file_id": file_id,
+            "path": path,
+            "session_id": session_id,
+            "agent_id": agent_id,
+            "agent_type": _str(meta.get("agentType")),
+            "description": _str(meta.get("description")),
+            "tool_use_id": _str(meta.get("toolUseId")),
+        }
     )
 
 

@@ -20,11 +20,11 @@ import ntpath
 import posixpath
 import re
 import shlex
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
-from lessons_analytics.schema import Batch
+from lessons_analytics.schema import Batch, EventRow, ToolResultRow
 from lessons_analytics.transcripts import file_reads
 from lessons_analytics.transcripts.tool_results import (
     add_mentions,
@@ -108,7 +108,7 @@ class CodexFileParser:
                 "tool_search_call",
                 "image_generation_call",
             )
-        self.batch["raw_events"].add(**env)
+        self.batch.events.add(env)
 
     def legacy_item(self, line_no: int, ts: object, item: object) -> None:
         """One item of a legacy document: a single line, whatever it holds."""
@@ -121,7 +121,7 @@ class CodexFileParser:
         calls = sum(p.get("type") == "function_call" for p in payloads)
         if calls:
             env["tool_uses"] = calls
-        self.batch["raw_events"].add(**env)
+        self.batch.events.add(env)
 
     def _identity(self, kind: str, payload: dict[str, Any]) -> str:
         """The line's place in its stream: a hash of every payload since the stream began."""
@@ -135,9 +135,7 @@ class CodexFileParser:
         self.ctx["chain"] = chain
         return "codex:" + chain
 
-    def _envelope(
-        self, line_no: int, kind: str, payload: dict[str, Any], ts: object
-    ) -> dict[str, Any]:
+    def _envelope(self, line_no: int, kind: str, payload: dict[str, Any], ts: Any) -> EventRow:
         return {
             "file_id": self.file_id,
             "line_no": line_no,
@@ -154,7 +152,7 @@ class CodexFileParser:
             "version": self.ctx.get("version"),
         }
 
-    def _session_meta(self, env: dict[str, Any], payload: dict[str, Any]) -> None:
+    def _session_meta(self, env: EventRow, payload: dict[str, Any]) -> None:
         if self.ctx.get("has_meta"):
             return  # a resume replaying its parent: the rollout stays its own session
         self.ctx["has_meta"] = True
@@ -166,17 +164,15 @@ class CodexFileParser:
         if isinstance(payload.get("cwd"), str):
             self.ctx["cwd"] = payload["cwd"]
         self.ctx["version"] = payload.get("cli_version")
-        env.update(
-            session_id=self.ctx["session_id"],
-            agent_id=self.ctx["agent_id"],
-            is_sidechain=parent is not None,
-            cwd=self.ctx.get("cwd"),
-            version=self.ctx["version"],
-        )
+        env["session_id"] = self.ctx["session_id"]
+        env["agent_id"] = self.ctx["agent_id"]
+        env["is_sidechain"] = parent is not None
+        env["cwd"] = self.ctx.get("cwd")
+        env["version"] = self.ctx["version"]
         if env["ts"] is None and isinstance(payload.get("timestamp"), str):
             env["ts"] = payload["timestamp"]
 
-    def _item(self, env: dict[str, Any], item: dict[str, Any]) -> None:
+    def _item(self, env: EventRow, item: dict[str, Any]) -> None:
         item_type = item.get("type")
         if item_type == "message":
             self._message(env, item)
@@ -185,7 +181,7 @@ class CodexFileParser:
         elif item_type in ("function_call_output", "custom_tool_call_output"):
             self._output(env, item)
 
-    def _message(self, env: dict[str, Any], item: dict[str, Any]) -> None:
+    def _message(self, env: EventRow, item: dict[str, Any]) -> None:
         role = item.get("role")
         env["role"] = role if isinstance(role, str) else None
         text = block_text(item.get("content"))
@@ -197,23 +193,26 @@ class CodexFileParser:
             source = "user" if role == "user" and not text.startswith("<") else "system"
             self._mentions(env, text, source, None)
 
-    def _call(self, env: dict[str, Any], item: dict[str, Any], item_type: str) -> None:
+    def _call(self, env: EventRow, item: dict[str, Any], item_type: str) -> None:
         name, args, command = _call_shape(item, item_type)
         call_id = item.get("call_id") or item.get("id")
         cwd = _workdir(args.get("workdir") or args.get("working_directory"), env["cwd"])
         env["tool_uses"] = 1
-        self.batch["raw_tool_calls"].add(
-            file_id=self.file_id,
-            line_no=env["line_no"],
-            runtime="codex",
-            session_id=env["session_id"],
-            agent_id=env["agent_id"],
-            tool_use_id=call_id,
-            tool_name=name,
-            ts=env["ts"],
-            cwd=cwd,
-            command=command,
-            input_json=input_json(args),
+        self.batch.tool_calls.add(
+            {
+                "file_id": self.file_id,
+                "line_no": env["line_no"],
+                "runtime": "codex",
+                "session_id": env["session_id"],
+                "agent_id": env["agent_id"],
+                "tool_use_id": call_id,
+                "tool_name": name,
+                "ts": env["ts"],
+                # a workdir of another type is passed on: the raw schema rejects the line
+                "cwd": cast("str | None", cwd),
+                "command": command,
+                "input_json": input_json(args),
+            }
         )
         if isinstance(call_id, str) and command:
             read = file_reads.record_reads(
@@ -221,7 +220,7 @@ class CodexFileParser:
             )
             self.ctx["pending"][call_id] = read or ["", False]
 
-    def _output(self, env: dict[str, Any], item: dict[str, Any]) -> None:
+    def _output(self, env: EventRow, item: dict[str, Any]) -> None:
         call_id = item.get("call_id")
         raw = item.get("output")
         text = raw if isinstance(raw, str) else block_text(raw)
@@ -232,30 +231,32 @@ class CodexFileParser:
         read = self.ctx["pending"].pop(call_id, None) if isinstance(call_id, str) else None
         style = read[0] if read and read[0] else None
         summary = summarize(body, style)
-        self.batch["raw_tool_results"].add(
-            file_id=self.file_id,
-            line_no=env["line_no"],
-            runtime="codex",
-            session_id=env["session_id"],
-            agent_id=env["agent_id"],
-            tool_use_id=call_id,
-            ts=env["ts"],
-            is_error=failure is not None or (exit_code is not None and exit_code != 0),
-            exit_code=exit_code,
-            duration_s=duration,
-            **{**summary.columns(), "is_persisted": False},
-            is_interrupt=failure == "interrupted",
-            is_rejected=failure == "rejected",
-        )
+        row: ToolResultRow = {
+            "file_id": self.file_id,
+            "line_no": env["line_no"],
+            "runtime": "codex",
+            "session_id": env["session_id"],
+            "agent_id": env["agent_id"],
+            "tool_use_id": call_id,
+            "ts": env["ts"],
+            "is_error": failure is not None or (exit_code is not None and exit_code != 0),
+            "exit_code": exit_code,
+            "duration_s": duration,
+        }
+        row.update(summary.columns())
+        row["is_persisted"] = False
+        row["is_interrupt"] = failure == "interrupted"
+        row["is_rejected"] = failure == "rejected"
+        self.batch.tool_results.add(row)
         env["tool_results"] = 1
         if read and read[1]:
-            self.batch["raw_read_texts"].add(file_id=self.file_id, tool_use_id=call_id, text=body)
+            self.batch.read_texts.add(
+                {"file_id": self.file_id, "tool_use_id": call_id, "text": body}
+            )
         else:
             self._mentions(env, body, "tool_result", call_id if isinstance(call_id, str) else None)
 
-    def _mentions(
-        self, env: dict[str, Any], text: str, source: str, tool_use_id: str | None
-    ) -> None:
+    def _mentions(self, env: EventRow, text: str, source: str, tool_use_id: str | None) -> None:
         add_mentions(self.batch, env, text, source, tool_use_id)
 
 

@@ -63,18 +63,20 @@ def _read_tool(
     explicit_limit = _positive(tool_input.get("limit"))
     limit = explicit_limit or READ_TOOL_DEFAULT_LIMIT
     start = offset or 1
-    batch["raw_file_reads"].add(
-        file_id=file_id,
-        tool_use_id=tool_use_id,
-        read_idx=0,
-        path=path if is_windows(path) else os.path.normpath(path),
-        method="read-tool",
-        range_start=start,
-        range_end=start + limit - 1,
-        # a prefix read names its N: the Read tool with a limit and no offset
-        is_prefix=start == 1 and explicit_limit is not None,
-        is_numbered=True,
-        n_files=1,
+    batch.file_reads.add(
+        {
+            "file_id": file_id,
+            "tool_use_id": tool_use_id,
+            "read_idx": 0,
+            "path": path if is_windows(path) else os.path.normpath(path),
+            "method": "read-tool",
+            "range_start": start,
+            "range_end": start + limit - 1,
+            # a prefix read names its N: the Read tool with a limit and no offset
+            "is_prefix": start == 1 and explicit_limit is not None,
+            "is_numbered": True,
+            "n_files": 1,
+        }
     )
     return ["numbered", _is_index(path)]
 
@@ -85,23 +87,25 @@ def _shell(
     reads = parse_reads(command, cwd)
     if not reads:
         return None
-    table = batch["raw_file_reads"]
+    table = batch.file_reads
     for idx, read in enumerate(reads):
         table.add(
-            file_id=file_id,
-            tool_use_id=tool_use_id,
-            read_idx=idx,
-            path=read.path,
-            method=read.method,
-            range_start=read.start,
-            range_end=read.end,
-            tail_n=read.tail_n,
-            head_n=read.head_n,
-            is_prefix=read.is_prefix,
-            is_numbered=read.numbered,
-            grep_pattern=read.grep_pattern,
-            grep_flags=read.grep_flags,
-            n_files=read.n_files,
+            {
+                "file_id": file_id,
+                "tool_use_id": tool_use_id,
+                "read_idx": idx,
+                "path": read.path,
+                "method": read.method,
+                "range_start": read.start,
+                "range_end": read.end,
+                "tail_n": read.tail_n,
+                "head_n": read.head_n,
+                "is_prefix": read.is_prefix,
+                "is_numbered": read.numbered,
+                "grep_pattern": read.grep_pattern,
+                "grep_flags": read.grep_flags,
+                "n_files": read.n_files,
+            }
         )
     first = reads[0]
     style = ("grep" if first.method == "grep" else "numbered") if first.numbered else "plain"

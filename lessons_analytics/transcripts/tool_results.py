@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from lessons_analytics.lessonbase.shapes import LESSON_ID_IN_TEXT
+from lessons_analytics.schema import Batch, EventRow, ToolResultRow
 
 # ``... [2057 characters truncated] ...`` and ``... [102 lines truncated] ...`` (Claude Code
 # <= 2.0), Codex's ``…N tokens truncated…`` and ``[... omitted N of M lines ...]``
@@ -47,7 +48,7 @@ class ResultSummary:
     def is_truncated(self) -> bool:
         return self.is_persisted or self.trunc_chars is not None or self.trunc_lines is not None
 
-    def columns(self) -> dict[str, Any]:
+    def columns(self) -> ToolResultRow:
         """The ``raw_tool_results`` columns this summary fills."""
         return {
             "result_chars": self.chars,
@@ -160,17 +161,19 @@ def compact_input(value: Any, depth: int = 0) -> Any:
 
 
 def add_mentions(
-    batch: Any, env: dict[str, Any], text: str, source: str, tool_use_id: str | None
+    batch: Batch, env: EventRow, text: str, source: str, tool_use_id: str | None
 ) -> None:
     """A ``raw_mentions`` row per lesson id in ``text``, placed at the line of ``env``."""
     for lesson_id in lesson_ids(text):
-        batch["raw_mentions"].add(
-            file_id=env["file_id"],
-            line_no=env["line_no"],
-            session_id=env["session_id"],
-            agent_id=env["agent_id"],
-            ts=env["ts"],
-            source=source,
-            tool_use_id=tool_use_id,
-            lesson_id=lesson_id,
+        batch.mentions.add(
+            {
+                "file_id": env["file_id"],
+                "line_no": env["line_no"],
+                "session_id": env["session_id"],
+                "agent_id": env["agent_id"],
+                "ts": env["ts"],
+                "source": source,
+                "tool_use_id": tool_use_id,
+                "lesson_id": lesson_id,
+            }
         )

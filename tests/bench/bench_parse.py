@@ -93,7 +93,9 @@ def main() -> None:
         args.save.write_text(json.dumps(found, indent=1) + "\n")
     if args.check:
         expected = json.loads(args.check.read_text())
-        differ = sorted(t for t in expected.keys() | found.keys() if expected.get(t) != found.get(t))
+        differ = sorted(
+            t for t in expected.keys() | found.keys() if expected.get(t) != found.get(t)
+        )
         for table in differ:
             print(f"DIFFERS {table}: expected {expected.get(table)}, got {found.get(table)}")
         print("rows identical" if not differ else f"{len(differ)} tables differ")
