@@ -343,9 +343,9 @@ def check_row(table: str, row: Mapping[str, object]) -> None:
     count written as ``"12"`` or ``true`` is a wrong type, not 12 or 1."""
     types = _TYPES[table]
     for column, value in row.items():
-        expected = types.get(column)
-        if expected is None:
+        if column not in types:
             raise UnknownColumn(f"{table} has no column {column!r}")
+        expected = types[column]
         # the common case in one test: a value of the column's own Python type (``type``
         # tells a bool from an int); the rest is looked at closely
         if type(value) is not expected:
@@ -430,7 +430,7 @@ class Batch:
 
     __slots__ = (
         "files", "load_errors", "events", "tool_calls", "tool_results", "file_reads",
-        "read_texts", "mentions", "subagent_meta", "tables", "_order",
+        "read_texts", "mentions", "subagent_meta", "tables", "_order", "_rows",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -448,15 +448,16 @@ class Batch:
             self.file_reads, self.read_texts, self.mentions, self.subagent_meta,
         )  # fmt: skip
         self.tables: dict[str, Columns[Any]] = {cols.table: cols for cols in self._order}
+        self._rows = tuple(cols.rows for cols in self._order)  # the lists never change
 
     def mark(self) -> list[int]:
         """Where each table stands now, for ``rollback``."""
-        return [len(cols.rows) for cols in self._order]
+        return list(map(len, self._rows))
 
     def rollback(self, mark: list[int]) -> None:
         """Drop every row added since ``mark``: a rejected line leaves no part of itself."""
-        for cols, size in zip(self._order, mark, strict=True):
-            del cols.rows[size:]
+        for rows, size in zip(self._rows, mark, strict=True):
+            del rows[size:]
 
 
 Date = pl.Date

