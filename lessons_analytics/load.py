@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO
 
 import orjson
 
@@ -25,8 +25,9 @@ from lessons_analytics.schema import BadValue, Batch, FileRow, FileState, Unknow
 from lessons_analytics.sources import SourceFile as SourceFile
 from lessons_analytics.sources import classify as classify
 from lessons_analytics.sources import discover as discover
+from lessons_analytics.transcripts import JsonObject, TranscriptParser
 from lessons_analytics.transcripts.claude import ClaudeFileParser, parse_meta
-from lessons_analytics.transcripts.codex import CodexFileParser, parse_legacy
+from lessons_analytics.transcripts.codex import NOT_A_ROLLOUT, CodexFileParser, LegacyRolloutParser
 
 _HEAD_BYTES = 4096
 # the session id a rollout's name ends with (``rollout-2026-01-05T09-00-00-<uuid>.jsonl``)
@@ -138,7 +139,7 @@ _KINDS = {
 
 def _read(
     source: SourceFile, state: FileState | None, seen: os.stat_result
-) -> tuple[int, int, dict[str, Any], bytes, bytes]:
+) -> tuple[int, int, JsonObject, bytes, bytes]:
     """(start offset, lines before it, parser context, new bytes, head bytes) of a regular
     file. Opened without blocking and read no further than the size just seen, so neither a
     FIFO nor a link to /dev/zero can hang or fill memory; a file still growing waits for the
@@ -180,8 +181,8 @@ def _unreadable(
 
 
 def _resume_point(
-    handle: Any, state: FileState | None, size: int
-) -> tuple[int, int, dict[str, Any]]:
+    handle: BinaryIO, state: FileState | None, size: int
+) -> tuple[int, int, JsonObject]:
     """(byte offset, lines already consumed, parser context) to continue from."""
     if state is None or size < state.consumed_bytes:
         return 0, 0, {}
@@ -200,7 +201,7 @@ def _load_lines(
     file_id: int,
     data: bytes,
     line_no: int,
-    context: dict[str, Any],
+    context: JsonObject,
     batch: Batch,
     loaded_at: str,
 ) -> tuple[int, int]:
@@ -229,7 +230,7 @@ def _load_lines(
 
 
 def _parse_line(
-    parser: Any, number: int, record: dict[str, Any], batch: Batch, context: dict[str, Any]
+    parser: TranscriptParser, number: int, record: JsonObject, batch: Batch, context: JsonObject
 ) -> str | None:
     """Parse one line whole or not at all: on failure its rows are taken back out of every
     table and the parser's context (session, cwd) is restored. Returns why it failed."""
@@ -258,7 +259,9 @@ def _lines(data: bytes, end: int) -> Iterator[bytes]:
     return iter(data[: end - 1].split(b"\n"))
 
 
-def _parser(source: SourceFile, file_id: int, batch: Batch, context: dict[str, Any]) -> Any:
+def _parser(
+    source: SourceFile, file_id: int, batch: Batch, context: JsonObject
+) -> TranscriptParser:
     if source.runtime == "codex":
         session = _ROLLOUT_ID.search(os.path.basename(source.path))
         if session:
@@ -292,18 +295,19 @@ def _load_legacy(
         data = data[len(_BOM) :]
     if not data.strip():
         return len(data), 0
-    # One document is one "line": a value that does not fit takes the whole document back out,
-    # as a bad line does in a JSONL file.
-    mark = batch.mark()
     try:
-        return len(data), parse_legacy(batch, file_id, data)
+        document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        batch.rollback(mark)
         _error(batch, file_id, source.path, 1, _json_reason(data, exc), loaded_at)
-    except Exception as exc:  # noqa: BLE001 - one odd document must never stop the run
-        batch.rollback(mark)
-        _error(batch, file_id, source.path, 1, _rejection(exc), loaded_at)
-    return len(data), 1
+        return len(data), 1
+    if not isinstance(document, dict):
+        _error(batch, file_id, source.path, 1, _rejection(ValueError(NOT_A_ROLLOUT)), loaded_at)
+        return len(data), 1
+    parser = LegacyRolloutParser(batch, file_id)
+    reason = _parse_line(parser, 1, document, batch, {})
+    if reason is not None:
+        _error(batch, file_id, source.path, 1, reason, loaded_at)
+    return len(data), parser.lines or 1
 
 
 def _json_reason(raw: bytes, exc: Exception) -> str:
@@ -338,7 +342,7 @@ PARALLEL_MIN_BYTES = 64 << 20  # below this a pool costs more than it saves
 
 @dataclass
 class Chunk:
-    frames: dict[str, Any]  # table -> polars DataFrame, or the Parquet file a worker wrote
+    frames: JsonObject  # table -> polars DataFrame, or the Parquet file a worker wrote
     outcome: LoadOutcome
 
 

@@ -37,6 +37,7 @@ Str = pl.String
 Int = pl.Int64
 Bool = pl.Boolean
 Ts = pl.Datetime("us", "UTC")
+DType = type[pl.DataType] | pl.DataType  # a column's Polars type: a class or an instance
 
 # An ISO 8601 instant as the transcript wrote it (a ``timestamptz`` column, parsed column-wise)
 Instant = Annotated[str, "instant"]
@@ -229,10 +230,10 @@ ROW_TYPES: dict[str, type] = {
     "raw_mentions": MentionRow,
     "raw_subagent_meta": SubagentMetaRow,
 }
-_POLARS_TYPES: dict[object, Any] = {str: Str, int: Int, bool: Bool, float: pl.Float64}
+_POLARS_TYPES: dict[object, DType] = {str: Str, int: Int, bool: Bool, float: pl.Float64}
 
 
-def _columns_of(row: type) -> dict[str, Any]:
+def _columns_of(row: type) -> dict[str, DType]:
     """The Polars type of each key of a row TypedDict (``X | None`` is a column of X)."""
     columns = {}
     for name, hint in get_type_hints(row, include_extras=True).items():
@@ -243,7 +244,7 @@ def _columns_of(row: type) -> dict[str, Any]:
     return columns
 
 
-RAW_TABLES: dict[str, dict[str, Any]] = {
+RAW_TABLES: dict[str, dict[str, DType]] = {
     table: _columns_of(row) for table, row in ROW_TYPES.items()
 }
 
@@ -314,10 +315,11 @@ _FLOAT_EXACT = 1 << 53  # an integer in a float column must keep its value
 _ISO_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?")
 
 
-def _kind(dtype: Any) -> str:
+def _kind(dtype: DType) -> str:
     if isinstance(dtype, pl.Datetime):
         return "ts"
-    return {Str: "str", Int: "int", Bool: "bool", pl.Float64: "float"}[dtype]
+    kinds: dict[DType, str] = {Str: "str", Int: "int", Bool: "bool", pl.Float64: "float"}
+    return kinds[dtype]
 
 
 _KINDS = {table: {col: _kind(t) for col, t in cols.items()} for table, cols in RAW_TABLES.items()}

@@ -120,3 +120,34 @@ def test_a_parser_bug_stops_the_run_instead_of_counting_bad_lines(
     with pytest.raises(UnknownColumn, match="raw_events has no column 'sesion_id'"):
         load_files(sources, {}, Batch(), "2026-01-05T10:00:00Z")
     assert load._rejection(BadValue("x")) == "wrong type: x"
+
+
+def test_a_legacy_document_is_one_line_for_the_parser_protocol(tmp_path: Path) -> None:
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    session = {"id": "a1", "timestamp": "2025-04-01T10:00:00Z", "instructions": ""}
+    items = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"type": "function_call", "name": "shell", "call_id": "c1", "arguments": "{}"},
+    ]
+    (folder / "rollout-2025-04-01-a.json").write_bytes(
+        orjson.dumps({"session": session, "items": items})
+    )
+    (folder / "rollout-2025-04-01-b.json").write_bytes(b"[1, 2]")
+    late = {**session, "id": "b2", "timestamp": 1743501600}  # a number: a wrong type
+    (folder / "rollout-2025-04-01-c.json").write_bytes(
+        orjson.dumps({"session": late, "items": items})
+    )
+    batch = Batch()
+    outcome = load_files(discover([tmp_path]), {}, batch, "2026-01-05T10:00:00Z")
+    lines = {state["path"][-6:]: state["consumed_lines"] for state in outcome.states}
+    assert lines == {"a.json": 3, "b.json": 1, "c.json": 1}  # session + 2 items
+    assert [row["line_no"] for row in batch.events.rows] == [1, 2, 3]  # c left nothing
+    assert len(batch.tool_calls) == 1
+    errors = sorted(
+        (row["path"][-6:], row["line_no"], row["reason"]) for row in batch.load_errors.rows
+    )
+    assert errors == [
+        ("b.json", 1, "unexpected shape: ValueError('not a {session, items} rollout document')"),
+        ("c.json", 1, "wrong type: raw_events.ts: the int 1743501600 is not a valid ts"),
+    ]

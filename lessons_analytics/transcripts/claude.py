@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from lessons_analytics.schema import Batch, EventRow, ToolResultRow
-from lessons_analytics.transcripts import file_reads
+from lessons_analytics.transcripts import JsonObject, file_reads
 from lessons_analytics.transcripts.tool_results import (
     add_mentions,
     block_text,
@@ -42,14 +42,14 @@ def prompt_hash(prompt: object) -> str | None:
 class ClaudeFileParser:
     """Parses lines of one Claude Code file into ``batch``."""
 
-    def __init__(self, batch: Batch, file_id: int, agent_hint: str | None, context: dict[str, Any]):
+    def __init__(self, batch: Batch, file_id: int, agent_hint: str | None, context: JsonObject):
         self.batch = batch
         self.file_id = file_id
         self.agent_hint = agent_hint
         self.sidechain_roots: dict[str, str] = context.setdefault("sidechain_roots", {})
         self.pending: dict[str, list[Any]] = context.setdefault("pending", {})
 
-    def line(self, line_no: int, record: dict[str, Any]) -> None:
+    def line(self, line_no: int, record: JsonObject) -> None:
         kind = record.get("type")
         if not isinstance(kind, str):
             kind = "<none>"
@@ -65,7 +65,7 @@ class ClaudeFileParser:
             env["text"] = orjson.dumps(record)[:_TEXT_KEEP].decode("utf-8", "replace")
         self.batch.events.add(env)
 
-    def _envelope(self, line_no: int, record: dict[str, Any], kind: str) -> EventRow:
+    def _envelope(self, line_no: int, record: JsonObject, kind: str) -> EventRow:
         uuid = record.get("uuid")
         is_sidechain = bool(record.get("isSidechain"))
         agent_id = record.get("agentId") or self.agent_hint
@@ -103,7 +103,7 @@ class ClaudeFileParser:
         self.sidechain_roots[uuid] = root
         return f"sidechain-{root}"
 
-    def _assistant(self, env: EventRow, record: dict[str, Any]) -> None:
+    def _assistant(self, env: EventRow, record: JsonObject) -> None:
         message = record.get("message")
         if not isinstance(message, dict):
             return
@@ -126,7 +126,7 @@ class ClaudeFileParser:
                     self._tool_use(env, block)
         env["tool_uses"] = len(seen)
 
-    def _tool_use(self, env: EventRow, block: dict[str, Any]) -> None:
+    def _tool_use(self, env: EventRow, block: JsonObject) -> None:
         tool_input = block.get("input")
         if not isinstance(tool_input, dict):
             tool_input = {}
@@ -164,7 +164,7 @@ class ClaudeFileParser:
         if style is not None:
             self.pending[tool_use_id] = style
 
-    def _user(self, env: EventRow, record: dict[str, Any]) -> None:
+    def _user(self, env: EventRow, record: JsonObject) -> None:
         message = record.get("message")
         if not isinstance(message, dict):
             return
@@ -198,7 +198,7 @@ class ClaudeFileParser:
     def _mentions(self, env: EventRow, text: str, source: str, tool_use_id: str | None) -> None:
         add_mentions(self.batch, env, text, source, tool_use_id)
 
-    def _tool_result(self, env: EventRow, block: dict[str, Any], tur: object) -> None:
+    def _tool_result(self, env: EventRow, block: JsonObject, tur: object) -> None:
         tool_use_id = _str(block.get("tool_use_id"))
         text = block_text(block.get("content"))
         read = self.pending.pop(tool_use_id, None) if tool_use_id else None
@@ -230,7 +230,7 @@ class ClaudeFileParser:
         else:
             self._mentions(env, text, "tool_result", tool_use_id)
 
-    def _harness(self, env: EventRow, record: dict[str, Any], kind: str) -> None:
+    def _harness(self, env: EventRow, record: JsonObject, kind: str) -> None:
         if kind == "system":
             content = record.get("content")
             text = content if isinstance(content, str) else ""
@@ -248,7 +248,7 @@ class ClaudeFileParser:
         self._mentions(env, text, "hook", None)
 
 
-def _enrich(row: ToolResultRow, tur: dict[str, Any]) -> None:
+def _enrich(row: ToolResultRow, tur: JsonObject) -> None:
     agent_id = tur.get("agentId")
     if isinstance(agent_id, str):
         row["spawned_agent_id"] = agent_id

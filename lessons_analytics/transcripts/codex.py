@@ -25,7 +25,7 @@ from typing import Any, cast
 import orjson
 
 from lessons_analytics.schema import Batch, EventRow, ToolResultRow
-from lessons_analytics.transcripts import file_reads
+from lessons_analytics.transcripts import JsonObject, file_reads
 from lessons_analytics.transcripts.tool_results import (
     add_mentions,
     block_text,
@@ -72,13 +72,13 @@ _EMBEDDED_EXIT = re.compile(r"\bexit[ _]code: (-?\d{1,9})\b")
 class CodexFileParser:
     """Parses lines of one rollout into ``batch``; ``context`` carries session and cwd."""
 
-    def __init__(self, batch: Batch, file_id: int, context: dict[str, Any]) -> None:
+    def __init__(self, batch: Batch, file_id: int, context: JsonObject) -> None:
         self.batch = batch
         self.file_id = file_id
         self.ctx = context
         self.ctx.setdefault("pending", {})
 
-    def line(self, line_no: int, record: dict[str, Any]) -> None:
+    def line(self, line_no: int, record: JsonObject) -> None:
         if "payload" in record and isinstance(record.get("type"), str):
             kind, payload, ts = record["type"], record["payload"], record.get("timestamp")
         elif record.get("record_type") == "state":
@@ -123,7 +123,7 @@ class CodexFileParser:
             env["tool_uses"] = calls
         self.batch.events.add(env)
 
-    def _identity(self, kind: str, payload: dict[str, Any]) -> str:
+    def _identity(self, kind: str, payload: JsonObject) -> str:
         """The line's place in its stream: a hash of every payload since the stream began."""
         if kind == "session_meta":
             self.ctx["chain"] = ""
@@ -135,7 +135,7 @@ class CodexFileParser:
         self.ctx["chain"] = chain
         return "codex:" + chain
 
-    def _envelope(self, line_no: int, kind: str, payload: dict[str, Any], ts: Any) -> EventRow:
+    def _envelope(self, line_no: int, kind: str, payload: JsonObject, ts: Any) -> EventRow:
         return {
             "file_id": self.file_id,
             "line_no": line_no,
@@ -152,7 +152,7 @@ class CodexFileParser:
             "version": self.ctx.get("version"),
         }
 
-    def _session_meta(self, env: EventRow, payload: dict[str, Any]) -> None:
+    def _session_meta(self, env: EventRow, payload: JsonObject) -> None:
         if self.ctx.get("has_meta"):
             return  # a resume replaying its parent: the rollout stays its own session
         self.ctx["has_meta"] = True
@@ -172,7 +172,7 @@ class CodexFileParser:
         if env["ts"] is None and isinstance(payload.get("timestamp"), str):
             env["ts"] = payload["timestamp"]
 
-    def _item(self, env: EventRow, item: dict[str, Any]) -> None:
+    def _item(self, env: EventRow, item: JsonObject) -> None:
         item_type = item.get("type")
         if item_type == "message":
             self._message(env, item)
@@ -181,7 +181,7 @@ class CodexFileParser:
         elif item_type in ("function_call_output", "custom_tool_call_output"):
             self._output(env, item)
 
-    def _message(self, env: EventRow, item: dict[str, Any]) -> None:
+    def _message(self, env: EventRow, item: JsonObject) -> None:
         role = item.get("role")
         env["role"] = role if isinstance(role, str) else None
         text = block_text(item.get("content"))
@@ -193,7 +193,7 @@ class CodexFileParser:
             source = "user" if role == "user" and not text.startswith("<") else "system"
             self._mentions(env, text, source, None)
 
-    def _call(self, env: EventRow, item: dict[str, Any], item_type: str) -> None:
+    def _call(self, env: EventRow, item: JsonObject, item_type: str) -> None:
         name, args, command = _call_shape(item, item_type)
         call_id = item.get("call_id") or item.get("id")
         cwd = _workdir(args.get("workdir") or args.get("working_directory"), env["cwd"])
@@ -220,7 +220,7 @@ class CodexFileParser:
             )
             self.ctx["pending"][call_id] = read or ["", False]
 
-    def _output(self, env: EventRow, item: dict[str, Any]) -> None:
+    def _output(self, env: EventRow, item: JsonObject) -> None:
         call_id = item.get("call_id")
         raw = item.get("output")
         text = raw if isinstance(raw, str) else block_text(raw)
@@ -302,11 +302,11 @@ def _parent_thread(source: object) -> str | None:
     return parent if isinstance(parent, str) else None
 
 
-def _call_shape(item: dict[str, Any], item_type: str) -> tuple[str, dict[str, Any], str | None]:
+def _call_shape(item: JsonObject, item_type: str) -> tuple[str, JsonObject, str | None]:
     """Tool name, arguments and shell command of a call item, whatever its era."""
     if item_type == "local_shell_call":
         raw_action = item.get("action")
-        action: dict[str, Any] = raw_action if isinstance(raw_action, dict) else {}
+        action: JsonObject = raw_action if isinstance(raw_action, dict) else {}
         return "local_shell_call", action, _command_text(action.get("command"))
     raw_name = item.get("name")
     name = raw_name if isinstance(raw_name, str) else "<unnamed>"
@@ -350,12 +350,12 @@ def parse_output(text: str) -> tuple[str, int | None, float | None]:
             doc = None
         if isinstance(doc, dict) and "output" in doc:
             raw_meta = doc.get("metadata")
-            meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+            meta: JsonObject = raw_meta if isinstance(raw_meta, dict) else {}
             output = doc["output"] if isinstance(doc["output"], str) else ""
             return (
                 output,
-                _num(meta.get("exit_code"), int),
-                _num(meta.get("duration_seconds"), float),
+                None if (exit_raw := _number(meta.get("exit_code"))) is None else int(exit_raw),
+                None if (took := _number(meta.get("duration_seconds"))) is None else float(took),
             )
     head, sep, body = text.partition("Output:\n")
     if not sep:
@@ -384,47 +384,58 @@ def _embedded_exit(body: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _num(value: object, kind: type) -> Any:
+def _number(value: object) -> int | float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return kind(value)
+    return value
 
 
 # ---------------------------------------------------------------- legacy one-document rollouts
 
 
-def parse_legacy(batch: Batch, file_id: int, data: bytes) -> int:
-    """A TypeScript-CLI rollout ``rollout-<date>-<id>.json``: one ``{session, items}`` document.
+class LegacyRolloutParser:
+    """A TypeScript-CLI rollout ``rollout-<date>-<id>.json``: one ``{session, items}``
+    document, which the loader hands over as line 1 (the whole document is one line: a value
+    that does not fit takes all of it back out, as a bad line does in a JSONL file).
 
-    Line numbers are positions in the document: 1 is ``session``, k + 1 is item k. Items have
-    no time of their own, so each gets the session's timestamp. Items are Responses-API
-    items (``message``, ``function_call``, ``function_call_output``) or, in forks that talk
-    to chat-completions servers, chat messages (``role`` user/assistant/tool, assistant
-    ``tool_calls``, tool ``tool_call_id``); both are read. The chain of item identities
-    starts at the first item, so a file that begins with an earlier file's history shares
-    those items' uuids (``int_events_deduplicated``). The price: two unrelated documents
-    that open with the very same messages share those messages (the first call, with its
-    unique id, ends the sharing), so only such leading messages can be taken for a replay.
-    Returns the number of lines.
+    Its rows are numbered by position in the document: 1 is ``session``, k + 1 is item k;
+    ``lines`` says how many there were. Items have no time of their own, so each gets the
+    session's timestamp. Items are Responses-API items (``message``, ``function_call``,
+    ``function_call_output``) or, in forks that talk to chat-completions servers, chat
+    messages (``role`` user/assistant/tool, assistant ``tool_calls``, tool ``tool_call_id``);
+    both are read. The chain of item identities starts at the first item, so a file that
+    begins with an earlier file's history shares those items' uuids
+    (``int_events_deduplicated``). The price: two unrelated documents that open with the very
+    same messages share those messages (the first call, with its unique id, ends the
+    sharing), so only such leading messages can be taken for a replay.
     Raises ValueError on a document of the wrong shape.
     """
-    doc = orjson.loads(data)
-    if not isinstance(doc, dict) or not isinstance(doc.get("session"), dict):
-        raise ValueError("not a {session, items} rollout document")
-    session = doc["session"]
-    items = doc.get("items")
-    if not isinstance(items, list):
-        raise ValueError("rollout document without an items list")
-    ts = session.get("timestamp")
-    parser = CodexFileParser(batch, file_id, {})
-    parser.line(1, {"timestamp": ts, "type": "session_meta", "payload": session})
-    parser.ctx["chain"] = ""
-    for number, item in enumerate(items, start=2):
-        parser.legacy_item(number, ts, item)
-    return len(items) + 1
+
+    def __init__(self, batch: Batch, file_id: int) -> None:
+        self.batch = batch
+        self.file_id = file_id
+        self.lines = 0
+
+    def line(self, line_no: int, record: JsonObject) -> None:
+        session = record.get("session")
+        if not isinstance(session, dict):
+            raise ValueError(NOT_A_ROLLOUT)
+        items = record.get("items")
+        if not isinstance(items, list):
+            raise ValueError("rollout document without an items list")
+        ts = session.get("timestamp")
+        parser = CodexFileParser(self.batch, self.file_id, {})
+        parser.line(line_no, {"timestamp": ts, "type": "session_meta", "payload": session})
+        parser.ctx["chain"] = ""
+        for number, item in enumerate(items, start=line_no + 1):
+            parser.legacy_item(number, ts, item)
+        self.lines = len(items) + 1
 
 
-def _responses_items(item: object) -> list[dict[str, Any]]:
+NOT_A_ROLLOUT = "not a {session, items} rollout document"
+
+
+def _responses_items(item: object) -> list[JsonObject]:
     """The Responses-API items of one legacy item (a chat message may hold several)."""
     if not isinstance(item, dict):
         return [{"type": None}]
@@ -438,7 +449,7 @@ def _responses_items(item: object) -> list[dict[str, Any]]:
         ]  # fmt: skip
     raw_calls = item.get("tool_calls")
     calls: list[Any] = raw_calls if isinstance(raw_calls, list) else []
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     if item.get("content") or not calls:
         out.append({"type": "message", "role": role, "content": item.get("content")})
     for call in calls:

@@ -13,6 +13,7 @@ from typing import Any
 
 from lessons_analytics.schema import Batch
 from lessons_analytics.shell.reads import is_windows, parse_reads, windows_path
+from lessons_analytics.transcripts import JsonObject
 
 SHELL_TOOLS = frozenset(
     {"Bash", "exec_command", "shell_command", "shell", "local_shell_call", "container.exec"}
@@ -32,7 +33,7 @@ def record_reads(
     file_id: int,
     tool_use_id: str,
     tool_name: object,
-    tool_input: dict[str, Any],
+    tool_input: JsonObject,
     cwd: object,
     command: str | None = None,
 ) -> list[Any] | None:
@@ -50,7 +51,7 @@ def record_reads(
 
 
 def _read_tool(
-    batch: Batch, file_id: int, tool_use_id: str, tool_input: dict[str, Any], cwd: str | None
+    batch: Batch, file_id: int, tool_use_id: str, tool_input: JsonObject, cwd: str | None
 ) -> list[Any] | None:
     path = tool_input.get("file_path")
     if not isinstance(path, str) or not path:

@@ -14,6 +14,7 @@ import orjson
 
 from lessons_analytics.lessonbase.shapes import LESSON_ID_IN_TEXT
 from lessons_analytics.schema import Batch, EventRow, ToolResultRow
+from lessons_analytics.transcripts import JsonObject
 
 # ``... [2057 characters truncated] ...`` and ``... [102 lines truncated] ...`` (Claude Code
 # <= 2.0), Codex's ``…N tokens truncated…`` and ``[... omitted N of M lines ...]``
@@ -140,7 +141,7 @@ def block_text(content: object) -> str:
 _INPUT_STRING_KEEP = 200
 
 
-def input_json(value: dict[str, Any]) -> str:
+def input_json(value: JsonObject) -> str:
     """The JSON of a call's input, compacted only when it is big (most are small)."""
     text = orjson.dumps(value)
     if len(text) > 4 * _INPUT_STRING_KEEP:
