@@ -158,8 +158,11 @@ def _read(
             start, line_no, context = 0, 0, {}  # one JSON document: always re-read whole
         handle.seek(start)
         data = handle.read(max(limit - start, 0))
-        handle.seek(0)
-        head = handle.read(min(_HEAD_BYTES, limit))
+        if start == 0:
+            head = data[:_HEAD_BYTES]  # read from the top: no second read for the head
+        else:
+            handle.seek(0)
+            head = handle.read(min(_HEAD_BYTES, limit))
     return start, line_no, context, data, head
 
 

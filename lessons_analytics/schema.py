@@ -14,8 +14,9 @@ written as ``"12"`` or ``true`` is a wrong type, not 12 or 1.
 from __future__ import annotations
 
 import functools
+import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import (
@@ -342,7 +343,59 @@ _LOW, _HIGH = _INT64
 def check_row(table: str, row: Mapping[str, object]) -> None:
     """Raise ``BadValue`` unless every value of ``row`` fits its column of ``table``, and
     ``UnknownColumn`` for a key that is no column of it. Values are not coerced: a token
-    count written as ``"12"`` or ``true`` is a wrong type, not 12 or 1."""
+    count written as ``"12"`` or ``true`` is a wrong type, not 12 or 1.
+
+    A parser writes rows of few shapes (the same keys, values of the same types), so the
+    shape's verdict is kept: once a shape has fitted, a row of that shape only has its
+    integers' range and its instants looked at; anything else goes through ``_check``."""
+    values = tuple(row.values())
+    shape = (table, tuple(row), tuple(map(type, values)))
+    plan = _PLANS.get(shape)
+    if plan is None:
+        _check(table, row)
+        plan = _plan(table, row)
+        if plan is None or len(_PLANS) >= _MAX_PLANS:
+            return
+        _PLANS[shape] = plan
+        return
+    ints, stamps = plan
+    if ints is not None:
+        numbers = ints(values)
+        if min(numbers) < _LOW or max(numbers) > _HIGH:
+            _check(table, row)
+    for at in stamps:
+        if not _is_instant(values[at]):
+            _check(table, row)
+
+
+# shape -> (the integers of int columns, positions of instants), for the shapes that fitted
+_Plan = tuple[Callable[[tuple[Any, ...]], tuple[int, ...]] | None, tuple[int, ...]]
+_PLANS: dict[tuple[str, tuple[str, ...], tuple[type, ...]], _Plan] = {}
+_MAX_PLANS = 10_000
+
+
+def _plan(table: str, row: Mapping[str, object]) -> _Plan | None:
+    """What a row of this (fitting) shape still needs checked; None when its shape alone
+    says too little (an integer in a float column)."""
+    kinds = _KINDS[table]
+    ints, stamps = [], []
+    for at, (column, value) in enumerate(row.items()):
+        kind = kinds[column]
+        if type(value) is int:
+            if kind == "float":
+                return None
+            ints.append(at)
+        elif kind == "ts" and value is not None:
+            stamps.append(at)
+    if not ints:
+        return None, tuple(stamps)
+    # two positions at least, so the getter always gives a tuple
+    return operator.itemgetter(*ints, ints[0]), tuple(stamps)
+
+
+def _check(table: str, row: Mapping[str, object]) -> None:
+    """``check_row`` value by value, raising for the first value (in row order) that does not
+    fit."""
     types = _TYPES[table]
     for column, value in row.items():
         if column not in types:
