@@ -1,14 +1,17 @@
 """The raw schema, declared once: every table the loader writes, column by column.
 
-Parsers append rows of Python values to per-table lists; ``frame`` turns them into a Polars
-frame of exactly these types, which DuckDB then takes through Arrow. Staging views in
-``sql/staging`` rename, cast and de-duplicate from here.
+Each raw table is a row ``TypedDict`` (``EventRow``, ``ToolCallRow``, ...), from which
+``RAW_TABLES`` reads the columns and their types. Parsers append rows of Python values to the
+table's ``Columns`` in a ``Batch`` (``batch.events.add({...})``, held to the table's keys by
+mypy); ``frame`` turns them into a Polars frame of exactly these types, which DuckDB then takes
+through Arrow. Staging views in ``sql/staging`` rename, cast and de-duplicate from here.
 
 Every row is checked against these types as it is added (``Columns.add``): a value of another
 type (an object where a string belongs, an integer beyond 64 bits, a timestamp that is not
 ISO 8601) raises ``BadValue``, and the loader rejects that one line, naming the column, instead
 of letting the whole batch fail when its frame is built. Values are not coerced: a token count
-written as ``"12"`` or ``true`` is a wrong type, not 12 or 1.
+written as ``"12"`` or ``true`` is a wrong type, not 12 or 1. A key that is no column raises
+``UnknownColumn``, which the loader lets through: a parser bug, not bad input.
 """
 
 from __future__ import annotations
