@@ -278,21 +278,32 @@ def _insufficient_reason(row: Mapping[str, Any]) -> str:
 def _costs(
     con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[str, float]
 ) -> dict[tuple[str, str], tuple[float, float]]:
-    """(ritual hours a week, body tokens a week) per lesson, as ``stats`` measures them."""
+    """(ritual hours a week, body tokens a week) per lesson, as ``cost`` and ``bodies``
+    measure them for the lesson's base: the timed calls of its ritual (``cost_calls``) and
+    its body tokens (``bodies_by_lesson``) over the ISO weeks of the base's sessions
+    (``effect_cost_weeks``)."""
+    weeks = {
+        str(row["base_path"]): int(row["weeks"] or 0)
+        for row in metrics.query(con, "effect_cost_weeks", **filters.params()).to_dicts()
+    }
     out: dict[tuple[str, str], tuple[float, float]] = {}
     for item in metrics.lesson_rituals(con, filters):
-        scoped = Filters((item["base_path"],), filters.since, filters.until)
-        cost = metrics.ritual_cost(con, item["ritual"], scoped, item["lesson_id"], t["gap_cap_s"])
-        out[(item["base_path"], item["lesson_id"])] = (float(cost["hours_per_week"] or 0.0), 0.0)
-    for base in metrics.query(con, "bases", bases=filters.params()["bases"])["base_path"]:
+        base = item["base_path"]
         scoped = Filters((base,), filters.since, filters.until)
-        params = {**scoped.params(), "divisor": t["chars_per_token"],
-                  "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip
-        weeks = metrics.query(con, "cost_scope", **params).to_dicts()[0]["weeks"] or 0
-        for row in metrics.query(con, "bodies_by_lesson", **params).to_dicts():
-            key = (base, row["lesson_id"])
-            per_week = float(row["tokens"] or 0) / weeks if weeks else 0.0
-            out[key] = (out.get(key, (0.0, 0.0))[0], per_week)
+        calls = metrics.query(con, "cost_calls", **scoped.params(), pattern=item["ritual"])
+        seconds = float(calls.filter(pl.col("timed"))["duration_s"].sum() or 0.0)
+        span = weeks.get(base, 0)
+        out[(base, item["lesson_id"])] = ((seconds / 3600 / span) if span else 0.0, 0.0)
+    known = set(metrics.known_bases(con, filters))
+    params = {**filters.params(), "divisor": t["chars_per_token"],
+              "large_bytes": t["large_body_bytes"]}  # fmt: skip
+    for row in metrics.query(con, "bodies_by_lesson", **params).to_dicts():
+        base, span = row["base_path"], weeks.get(row["base_path"], 0)
+        if base not in known:
+            continue
+        key = (base, row["lesson_id"])
+        per_week = float(row["tokens"] or 0) / span if span else 0.0
+        out[key] = (out.get(key, (0.0, 0.0))[0], per_week)
     return out
 
 
