@@ -67,6 +67,7 @@ __all__ = [
     "effect_document",
     "effect_evidence",
     "interventions",
+    "lesson_costs",
     "lesson_effects",
     "lesson_weeks",
     "verdict",
@@ -89,16 +90,22 @@ _STAT_COLUMNS: dict[str, Any] = {
 }  # fmt: skip
 
 
+Costs = dict[tuple[str, str], tuple[float, float]]
+
+
 def lesson_effects(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
     thresholds: Thresholds,
+    costs: Costs | None = None,
 ) -> pl.DataFrame:
-    """One row per (base_root, lesson_id): counts, statistics and verdict (module doc)."""
+    """One row per (base_root, lesson_id): counts, statistics and verdict (module doc);
+    ``costs``: ``lesson_costs`` of the same filters, when the caller has them already."""
     t = thresholds
     params = {**filters.params(), "retire_window_days": int(t["retire_window_days"])}
     counts = metrics.query(con, "effect_lessons", **params)
-    costs = _costs(con, filters, t)
+    if costs is None:
+        costs = lesson_costs(con, filters, t)
     rows = []
     for row in counts.to_dicts():
         hours, tokens = costs.get((row["base_path"], row["lesson_id"]), (0.0, 0.0))
@@ -275,18 +282,16 @@ def _insufficient_reason(row: Mapping[str, Any]) -> str:
     return f"the rate did not fall clearly and too few hits tell why ({_counts(row)})"
 
 
-def _costs(
-    con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[str, float]
-) -> dict[tuple[str, str], tuple[float, float]]:
-    """(ritual hours a week, body tokens a week) per lesson, as ``cost`` and ``bodies``
-    measure them for the lesson's base: the timed calls of its ritual (``cost_calls``) and
-    its body tokens (``bodies_by_lesson``) over the ISO weeks of the base's sessions
-    (``effect_cost_weeks``)."""
+def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[str, float]) -> Costs:
+    """(ritual hours a week, body tokens a week) per (base, lesson) with a ritual or a body
+    read, as ``cost`` and ``bodies`` measure them for the lesson's base: the timed calls of
+    its ritual (``cost_calls``) and its body tokens (``bodies_by_lesson``) over the ISO
+    weeks of the base's sessions (``effect_cost_weeks``)."""
     weeks = {
         str(row["base_path"]): int(row["weeks"] or 0)
         for row in metrics.query(con, "effect_cost_weeks", **filters.params()).to_dicts()
     }
-    out: dict[tuple[str, str], tuple[float, float]] = {}
+    out: Costs = {}
     for item in metrics.lesson_rituals(con, filters):
         base = item["base_path"]
         scoped = Filters((base,), filters.since, filters.until)
