@@ -23,6 +23,7 @@ from lessons_analytics.effect import (
     lesson_weeks,
 )
 from lessons_analytics.ingestion import ingest
+from lessons_analytics.interventions import intervention_windows
 from lessons_analytics.metrics import Filters
 from lessons_analytics.settings import Thresholds
 from tests.support import effect_scenario as es
@@ -268,9 +269,8 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     con = warehouse.connect(db, read_only=True)
     try:
         rows = lesson_effects(con, Filters(), Thresholds()).to_dicts()
-        changes = interventions(con, Filters(), Thresholds()).to_dicts()
-        window = {**Filters().params(), "window_sessions": 20}
-        sessions = metrics.query(con, "effect_intervention_sessions", **window)
+        frame, sessions = intervention_windows(con, Filters(), Thresholds())
+        changes = frame.to_dicts()
     finally:
         con.close()
     atlas = {r["lesson_id"]: r for r in rows if r["base_root"].endswith("/atlas/LESSONS")}
