@@ -1,8 +1,9 @@
 """Does a lesson help? Its hit rate before and after it became active, recalled or not.
 
 ``lesson_effects`` reads the counts of ``queries/effect_lessons.sql`` (exposure, hits,
-recall split) and adds the statistics of ``proportions`` and one verdict per lesson.
-``interventions`` (in ``interventions.py``, re-exported here) does the same for changes
+recall split; ``lesson_weeks`` the same per ISO week, from the same query) and adds the
+statistics of ``proportions`` and one verdict per lesson. ``interventions`` (in
+``interventions.py``, re-exported here) does the same for changes
 to a base. Everything comes from the warehouse alone.
 
 Rates are hits per exposed session (independent hits, see the query's header); a count of
@@ -92,6 +93,11 @@ _STAT_COLUMNS: dict[str, Any] = {
 
 Costs = dict[tuple[str, str], tuple[float, float]]
 
+# the week columns of queries/effect_lessons.sql and their names in ``lesson_weeks``
+_WEEK_COLUMNS = {"week": "week", "week_period": "period",
+                 "week_exposed_sessions": "exposed_sessions", "week_hits": "hits",
+                 "week_hits_without_session": "hits_without_session"}  # fmt: skip
+
 
 def lesson_effects(
     con: duckdb.DuckDBPyConnection,
@@ -101,17 +107,38 @@ def lesson_effects(
 ) -> pl.DataFrame:
     """One row per (base_root, lesson_id): counts, statistics and verdict (module doc);
     ``costs``: ``lesson_costs`` of the same filters, when the caller has them already."""
-    t = thresholds
-    params = {**filters.params(), "retire_window_days": int(t["retire_window_days"])}
-    counts = metrics.query(con, "effect_lessons", **params)
+    rows = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
+    return _effects(con, rows, filters, thresholds, costs)
+
+
+def _lesson_rows(
+    con: duckdb.DuckDBPyConnection, filters: Filters, retire_window_days: int | None
+) -> pl.DataFrame:
+    """``queries/effect_lessons.sql``: the lessons' counts, each on every week of its series."""
+    params = {**filters.params(), "retire_window_days": retire_window_days}
+    return metrics.query(con, "effect_lessons", **params)
+
+
+def _effects(
+    con: duckdb.DuckDBPyConnection,
+    rows: pl.DataFrame,
+    filters: Filters,
+    t: Thresholds,
+    costs: Costs | None,
+) -> pl.DataFrame:
+    counts = (
+        rows.filter(pl.col("is_listed"))
+        .unique(subset=["base_path", "lesson_id"], keep="first", maintain_order=True)
+        .drop(["is_listed", *_WEEK_COLUMNS])
+    )
     if costs is None:
         costs = lesson_costs(con, filters, t)
-    rows = []
+    out = []
     for row in counts.to_dicts():
         hours, tokens = costs.get((row["base_path"], row["lesson_id"]), (0.0, 0.0))
-        rows.append({**row, **_statistics(row, t, hours, tokens)})
+        out.append({**row, **_statistics(row, t, hours, tokens)})
     schema: dict[str, Any] = {**dict(counts.schema), **_STAT_COLUMNS}
-    frame = pl.DataFrame(rows or None, schema=schema)
+    frame = pl.DataFrame(out or None, schema=schema)
     return frame.rename({"base_path": "base_root"})
 
 
@@ -126,9 +153,15 @@ def effect_evidence(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.Data
 def lesson_weeks(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.DataFrame:
     """Exposure per ISO week: one row per (base_root, lesson_id, week, period) with its
     exposed sessions and hits, counted as ``lesson_effects`` counts them, so a period's
-    weeks add up to its totals (``queries/effect_weekly.sql``)."""
-    frame = metrics.query(con, "effect_weekly", **filters.params())
-    return frame.rename({"base_path": "base_root"})
+    weeks add up to its totals (the week columns of ``queries/effect_lessons.sql``)."""
+    return _weeks(_lesson_rows(con, filters, None))
+
+
+def _weeks(rows: pl.DataFrame) -> pl.DataFrame:
+    frame = rows.filter(pl.col("week").is_not_null()).select(
+        ["base_path", "lesson_id", *_WEEK_COLUMNS]
+    )
+    return frame.rename({**_WEEK_COLUMNS, "base_path": "base_root"})
 
 
 def _rate(k: int, n: int) -> tuple[float | None, float | None, float | None]:
@@ -327,10 +360,11 @@ def effect_document(
     {"lessons", "interventions", "by_verdict"}}``; every verdict word is a key of
     ``by_verdict``, zero or not.
     """
-    lessons = _grouped(lesson_effects(con, filters, thresholds))
+    found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
+    lessons = _grouped(_effects(con, found, filters, thresholds, None))
     changes = _grouped(interventions(con, filters, thresholds))
     evidence = _grouped(effect_evidence(con, filters))
-    weeks = _grouped(lesson_weeks(con, filters))
+    weeks = _grouped(_weeks(found))
     out: list[EffectBase] = []
     for base in metrics.known_bases(con, filters):
         rows = cast(list[LessonEffect], lessons.get(base, []))
