@@ -205,11 +205,11 @@ def _statistics(
     out["avoided_hits_per_week_max"] = (
         max(0.0, -out["diff_lo"]) * na / weeks if out["diff_lo"] is not None and weeks else None
     )
-    out["verdict"], out["verdict_reason"] = verdict({**row, **out}, t)
+    out["verdict"], out["verdict_reason"] = verdict(cast(LessonEffect, {**row, **out}), t)
     return out
 
 
-def verdict(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str]:
+def verdict(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str]:
     """The verdict word and a one-sentence reason, by the rule of the module docstring."""
     for rule in (_costs_more, _helps, _retire, _not_holding, _not_surfaced):
         found = rule(row, t)
@@ -222,14 +222,14 @@ def _pct(rate: float | None) -> str:
     return "n/a" if rate is None else f"{100 * rate:.1f}"
 
 
-def _counts(row: Mapping[str, Any]) -> str:
+def _counts(row: LessonEffect) -> str:
     return (
         f"{row['hits_before']}/{row['exposed_before']} sessions before activation, "
         f"{row['hits_after']}/{row['exposed_after']} after"
     )
 
 
-def _enough(row: Mapping[str, Any]) -> bool:
+def _enough(row: LessonEffect) -> bool:
     """Enough sessions after activation for the halving test, or nothing before to halve."""
     needed = row["sessions_needed"]
     if needed is not None:
@@ -237,7 +237,7 @@ def _enough(row: Mapping[str, Any]) -> bool:
     return bool(row["exposed_after"] > 0 and not row["hits_before"])
 
 
-def _costs_more(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _costs_more(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     hours, tokens = row["cost_hours_per_week"], row["cost_tokens_per_week"]
     avoided = row["avoided_hits_per_week_max"]
     if avoided is None:
@@ -252,7 +252,7 @@ def _costs_more(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, st
     )
 
 
-def _helps(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _helps(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     p, high = row["p_value"], row["diff_hi"]
     if row["sessions_needed"] is None or not _enough(row) or p is None or high is None:
         return None
@@ -264,7 +264,7 @@ def _helps(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | 
     return None
 
 
-def _retire(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _retire(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     if row["status"] != "active" or row["window_hits"]:
         return None
     if row["window_sessions"] < t["retire_min_sessions"]:
@@ -275,7 +275,7 @@ def _retire(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] |
     )
 
 
-def _not_holding(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _not_holding(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     kr = row["recalled_hits"]
     if not _enough(row) or kr < t["recalled_but_failed_hits"]:
         return None
@@ -289,7 +289,7 @@ def _not_holding(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, s
     )
 
 
-def _not_surfaced(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _not_surfaced(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     ku, kr = row["unrecalled_hits"], row["recalled_hits"]
     if not _enough(row) or ku < t["never_recalled_hits"] or ku <= kr:
         return None
@@ -299,7 +299,7 @@ def _not_surfaced(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, 
     )
 
 
-def _insufficient_reason(row: Mapping[str, Any]) -> str:
+def _insufficient_reason(row: LessonEffect) -> str:
     if row["activated_at"] is None:
         return "never active: no sessions after activation to compare"
     if not row["exposed_before"]:

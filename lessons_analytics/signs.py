@@ -192,7 +192,7 @@ def independent(hits: list[dict[str, Any]]) -> int:
     return len(sessions) + sum(1 for h in hits if not h["session_id"])
 
 
-def _day(value: Any) -> date | None:
+def _day(value: object) -> date | None:
     if isinstance(value, datetime):
         return value.astimezone(UTC).date()
     return value if isinstance(value, date) else None
@@ -398,7 +398,7 @@ def marker_line(stats: BaseStats) -> str | None:
 _UNSAFE_IN_MARKER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029<>]+|-{2,}")
 
 
-def _marker_safe(value: Any, limit: int = 60) -> str:
+def _marker_safe(value: object, limit: int = 60) -> str:
     """Data in the marker: secrets redacted, one line, no ``<``/``>`` and no ``--`` (an HTML
     comment ends at ``--``), at most ``limit`` characters: one comment line whatever the data."""
     text = _UNSAFE_IN_MARKER.sub(
