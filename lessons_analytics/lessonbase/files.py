@@ -289,11 +289,6 @@ def parse_hit_line(raw: str) -> HitLine:
     return HitLine(hit_date, keyed, what, ts, error)
 
 
-def count_hits(text: str) -> int:
-    """Real hits in a lesson text: journal lines that are hits."""
-    return sum(parse_hit_line(raw).is_hit for _, raw in journal_stats(text)[2])
-
-
 # ---------------------------------------------------------------- INDEX.md
 
 
