@@ -1,8 +1,9 @@
 """Does a lesson help? Its hit rate before and after it became active, recalled or not.
 
 ``lesson_effects`` reads the counts of ``queries/effect_lessons.sql`` (exposure, hits,
-recall split) and adds the statistics of ``proportions`` and one verdict per lesson.
-``interventions`` (in ``interventions.py``, re-exported here) does the same for changes
+recall split; ``lesson_weeks`` the same per ISO week, from the same query) and adds the
+statistics of ``proportions`` and one verdict per lesson. ``interventions`` (in
+``interventions.py``, re-exported here) does the same for changes
 to a base. Everything comes from the warehouse alone.
 
 Rates are hits per exposed session (independent hits, see the query's header); a count of
@@ -67,6 +68,7 @@ __all__ = [
     "effect_document",
     "effect_evidence",
     "interventions",
+    "lesson_costs",
     "lesson_effects",
     "lesson_weeks",
     "verdict",
@@ -89,22 +91,54 @@ _STAT_COLUMNS: dict[str, Any] = {
 }  # fmt: skip
 
 
+Costs = dict[tuple[str, str], tuple[float, float]]
+
+# the week columns of queries/effect_lessons.sql and their names in ``lesson_weeks``
+_WEEK_COLUMNS = {"week": "week", "week_period": "period",
+                 "week_exposed_sessions": "exposed_sessions", "week_hits": "hits",
+                 "week_hits_without_session": "hits_without_session"}  # fmt: skip
+
+
 def lesson_effects(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
     thresholds: Thresholds,
+    costs: Costs | None = None,
 ) -> pl.DataFrame:
-    """One row per (base_root, lesson_id): counts, statistics and verdict (module doc)."""
-    t = thresholds
-    params = {**filters.params(), "retire_window_days": int(t["retire_window_days"])}
-    counts = metrics.query(con, "effect_lessons", **params)
-    costs = _costs(con, filters, t)
-    rows = []
+    """One row per (base_root, lesson_id): counts, statistics and verdict (module doc);
+    ``costs``: ``lesson_costs`` of the same filters, when the caller has them already."""
+    rows = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
+    return _effects(con, rows, filters, thresholds, costs)
+
+
+def _lesson_rows(
+    con: duckdb.DuckDBPyConnection, filters: Filters, retire_window_days: int | None
+) -> pl.DataFrame:
+    """``queries/effect_lessons.sql``: the lessons' counts, each on every week of its series."""
+    params = {**filters.params(), "retire_window_days": retire_window_days}
+    return metrics.query(con, "effect_lessons", **params)
+
+
+def _effects(
+    con: duckdb.DuckDBPyConnection,
+    rows: pl.DataFrame,
+    filters: Filters,
+    t: Thresholds,
+    costs: Costs | None,
+) -> pl.DataFrame:
+    counts = (
+        rows.filter(pl.col("is_listed"))
+        .unique(subset=["base_path", "lesson_id"], keep="first", maintain_order=True)
+        .drop(["is_listed", *_WEEK_COLUMNS])
+    )
+    if costs is None:
+        costs = lesson_costs(con, filters, t)
+    out = []
     for row in counts.to_dicts():
         hours, tokens = costs.get((row["base_path"], row["lesson_id"]), (0.0, 0.0))
-        rows.append({**row, **_statistics(row, t, hours, tokens)})
+        out.append({**row, **_statistics(row, t, hours, tokens)})
     schema: dict[str, Any] = {**dict(counts.schema), **_STAT_COLUMNS}
-    frame = pl.DataFrame(rows or None, schema=schema)
+    frame = pl.DataFrame(out or None, schema=schema)
     return frame.rename({"base_path": "base_root"})
 
 
@@ -119,9 +153,15 @@ def effect_evidence(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.Data
 def lesson_weeks(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.DataFrame:
     """Exposure per ISO week: one row per (base_root, lesson_id, week, period) with its
     exposed sessions and hits, counted as ``lesson_effects`` counts them, so a period's
-    weeks add up to its totals (``queries/effect_weekly.sql``)."""
-    frame = metrics.query(con, "effect_weekly", **filters.params())
-    return frame.rename({"base_path": "base_root"})
+    weeks add up to its totals (the week columns of ``queries/effect_lessons.sql``)."""
+    return _weeks(_lesson_rows(con, filters, None))
+
+
+def _weeks(rows: pl.DataFrame) -> pl.DataFrame:
+    frame = rows.filter(pl.col("week").is_not_null()).select(
+        ["base_path", "lesson_id", *_WEEK_COLUMNS]
+    )
+    return frame.rename({**_WEEK_COLUMNS, "base_path": "base_root"})
 
 
 def _rate(k: int, n: int) -> tuple[float | None, float | None, float | None]:
@@ -165,11 +205,11 @@ def _statistics(
     out["avoided_hits_per_week_max"] = (
         max(0.0, -out["diff_lo"]) * na / weeks if out["diff_lo"] is not None and weeks else None
     )
-    out["verdict"], out["verdict_reason"] = verdict({**row, **out}, t)
+    out["verdict"], out["verdict_reason"] = verdict(cast(LessonEffect, {**row, **out}), t)
     return out
 
 
-def verdict(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str]:
+def verdict(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str]:
     """The verdict word and a one-sentence reason, by the rule of the module docstring."""
     for rule in (_costs_more, _helps, _retire, _not_holding, _not_surfaced):
         found = rule(row, t)
@@ -182,14 +222,14 @@ def _pct(rate: float | None) -> str:
     return "n/a" if rate is None else f"{100 * rate:.1f}"
 
 
-def _counts(row: Mapping[str, Any]) -> str:
+def _counts(row: LessonEffect) -> str:
     return (
         f"{row['hits_before']}/{row['exposed_before']} sessions before activation, "
         f"{row['hits_after']}/{row['exposed_after']} after"
     )
 
 
-def _enough(row: Mapping[str, Any]) -> bool:
+def _enough(row: LessonEffect) -> bool:
     """Enough sessions after activation for the halving test, or nothing before to halve."""
     needed = row["sessions_needed"]
     if needed is not None:
@@ -197,7 +237,7 @@ def _enough(row: Mapping[str, Any]) -> bool:
     return bool(row["exposed_after"] > 0 and not row["hits_before"])
 
 
-def _costs_more(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _costs_more(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     hours, tokens = row["cost_hours_per_week"], row["cost_tokens_per_week"]
     avoided = row["avoided_hits_per_week_max"]
     if avoided is None:
@@ -212,7 +252,7 @@ def _costs_more(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, st
     )
 
 
-def _helps(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _helps(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     p, high = row["p_value"], row["diff_hi"]
     if row["sessions_needed"] is None or not _enough(row) or p is None or high is None:
         return None
@@ -224,7 +264,7 @@ def _helps(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | 
     return None
 
 
-def _retire(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _retire(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     if row["status"] != "active" or row["window_hits"]:
         return None
     if row["window_sessions"] < t["retire_min_sessions"]:
@@ -235,7 +275,7 @@ def _retire(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] |
     )
 
 
-def _not_holding(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _not_holding(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     kr = row["recalled_hits"]
     if not _enough(row) or kr < t["recalled_but_failed_hits"]:
         return None
@@ -249,7 +289,7 @@ def _not_holding(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, s
     )
 
 
-def _not_surfaced(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, str] | None:
+def _not_surfaced(row: LessonEffect, t: Mapping[str, float]) -> tuple[str, str] | None:
     ku, kr = row["unrecalled_hits"], row["recalled_hits"]
     if not _enough(row) or ku < t["never_recalled_hits"] or ku <= kr:
         return None
@@ -259,7 +299,7 @@ def _not_surfaced(row: Mapping[str, Any], t: Mapping[str, float]) -> tuple[str, 
     )
 
 
-def _insufficient_reason(row: Mapping[str, Any]) -> str:
+def _insufficient_reason(row: LessonEffect) -> str:
     if row["activated_at"] is None:
         return "never active: no sessions after activation to compare"
     if not row["exposed_before"]:
@@ -275,24 +315,33 @@ def _insufficient_reason(row: Mapping[str, Any]) -> str:
     return f"the rate did not fall clearly and too few hits tell why ({_counts(row)})"
 
 
-def _costs(
-    con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[str, float]
-) -> dict[tuple[str, str], tuple[float, float]]:
-    """(ritual hours a week, body tokens a week) per lesson, as ``stats`` measures them."""
-    out: dict[tuple[str, str], tuple[float, float]] = {}
+def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[str, float]) -> Costs:
+    """(ritual hours a week, body tokens a week) per (base, lesson) with a ritual or a body
+    read, as ``cost`` and ``bodies`` measure them for the lesson's base: the timed calls of
+    its ritual (``cost_calls``) and its body tokens (``bodies_by_lesson``) over the ISO
+    weeks of the base's sessions (``effect_cost_weeks``)."""
+    weeks = {
+        str(row["base_path"]): int(row["weeks"] or 0)
+        for row in metrics.query(con, "effect_cost_weeks", **filters.params()).to_dicts()
+    }
+    out: Costs = {}
     for item in metrics.lesson_rituals(con, filters):
-        scoped = Filters((item["base_path"],), filters.since, filters.until)
-        cost = metrics.ritual_cost(con, item["ritual"], scoped, item["lesson_id"], t["gap_cap_s"])
-        out[(item["base_path"], item["lesson_id"])] = (float(cost["hours_per_week"] or 0.0), 0.0)
-    for base in metrics.query(con, "bases", bases=filters.params()["bases"])["base_path"]:
+        base = item["base_path"]
         scoped = Filters((base,), filters.since, filters.until)
-        params = {**scoped.params(), "divisor": t["chars_per_token"],
-                  "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip
-        weeks = metrics.query(con, "cost_scope", **params).to_dicts()[0]["weeks"] or 0
-        for row in metrics.query(con, "bodies_by_lesson", **params).to_dicts():
-            key = (base, row["lesson_id"])
-            per_week = float(row["tokens"] or 0) / weeks if weeks else 0.0
-            out[key] = (out.get(key, (0.0, 0.0))[0], per_week)
+        calls = metrics.query(con, "cost_calls", **scoped.params(), pattern=item["ritual"])
+        seconds = float(calls.filter(pl.col("timed"))["duration_s"].sum() or 0.0)
+        span = weeks.get(base, 0)
+        out[(base, item["lesson_id"])] = ((seconds / 3600 / span) if span else 0.0, 0.0)
+    known = set(metrics.known_bases(con, filters))
+    params = {**filters.params(), "divisor": t["chars_per_token"],
+              "large_bytes": t["large_body_bytes"]}  # fmt: skip
+    for row in metrics.query(con, "bodies_by_lesson", **params).to_dicts():
+        base, span = row["base_path"], weeks.get(row["base_path"], 0)
+        if base not in known:
+            continue
+        key = (base, row["lesson_id"])
+        per_week = float(row["tokens"] or 0) / span if span else 0.0
+        out[key] = (out.get(key, (0.0, 0.0))[0], per_week)
     return out
 
 
@@ -311,10 +360,11 @@ def effect_document(
     {"lessons", "interventions", "by_verdict"}}``; every verdict word is a key of
     ``by_verdict``, zero or not.
     """
-    lessons = _grouped(lesson_effects(con, filters, thresholds))
+    found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
+    lessons = _grouped(_effects(con, found, filters, thresholds, None))
     changes = _grouped(interventions(con, filters, thresholds))
     evidence = _grouped(effect_evidence(con, filters))
-    weeks = _grouped(lesson_weeks(con, filters))
+    weeks = _grouped(_weeks(found))
     out: list[EffectBase] = []
     for base in metrics.known_bases(con, filters):
         rows = cast(list[LessonEffect], lessons.get(base, []))

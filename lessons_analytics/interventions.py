@@ -1,9 +1,10 @@
 """Changes to a base as interventions: its numbers over the sessions before and after.
 
 ``queries/effect_interventions.sql`` finds the changes (INDEX.md layout, promotions,
-retirements, hook and scout prompt files), groups those closer than the window and counts
-the window sessions; this module adds, for coverage, blind share and hit rate, each
-side's Wilson interval and the Newcombe interval of the change (after minus before).
+retirements, hook and scout prompt files), groups those closer than the window, counts
+the window sessions and lists them (``intervention_windows`` gives both); this module
+adds, for coverage, blind share and hit rate, each side's Wilson interval and the
+Newcombe interval of the change (after minus before).
 Blind share is over the sessions that read the index, the other two over all sessions of
 the window: the denominators differ and the columns say which.
 """
@@ -40,18 +41,49 @@ def _columns() -> dict[str, Any]:
     return out
 
 
+# the columns of one window session in queries/effect_interventions.sql, and its key
+SESSION_COLUMNS = ("base_path", "group_id", "side", "session_id", "started_at", "is_recalled",
+                   "is_reading_index", "is_blind", "is_hit", "ref_file", "ref_line")  # fmt: skip
+_SESSION_KEY = ["base_path", "group_id", "side", "session_id"]
+
+
 def interventions(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
     thresholds: Thresholds,
 ) -> pl.DataFrame:
     """One row per change (commit) of a base, with the window statistics (module doc)."""
+    return intervention_windows(con, filters, thresholds)[0]
+
+
+def intervention_windows(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    thresholds: Thresholds,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``interventions`` and the sessions of each group's windows, from one run of the
+    query: one row per (base_path, group_id, side, session_id) with its flags and the
+    transcript line that makes it count (ref_file, ref_line), by base, group, side
+    (before first), start and id. Summing its flags per (base, group, side) gives the
+    counts of the first frame."""
     t = thresholds
     params = {**filters.params(), "window_sessions": int(t["intervention_window_sessions"])}
-    counts = metrics.query(con, "effect_interventions", **params)
-    rows = [{**row, **_statistics(row)} for row in counts.to_dicts()]
+    rows = metrics.query(con, "effect_interventions", **params)
+    sessions = (
+        rows.filter(pl.col("session_id").is_not_null())
+        .select(SESSION_COLUMNS)
+        .unique(subset=_SESSION_KEY, keep="first", maintain_order=True)
+        .sort(
+            ["base_path", "group_id", "side", "started_at", "session_id"],
+            descending=[False, False, True, False, False],
+        )
+    )
+    counts = rows.drop([c for c in SESSION_COLUMNS if c not in ("base_path", "group_id")])
+    counts = counts.unique(subset=["base_path", "commit"], keep="first", maintain_order=True)
+    changes = [{**row, **_statistics(row)} for row in counts.to_dicts()]
     schema: dict[str, Any] = {**dict(counts.schema), **_columns()}
-    return pl.DataFrame(rows or None, schema=schema).rename({"base_path": "base_root"})
+    frame = pl.DataFrame(changes or None, schema=schema).rename({"base_path": "base_root"})
+    return frame, sessions
 
 
 def _statistics(row: Mapping[str, Any]) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
 from lessons_analytics import poison
 from lessons_analytics.documents import FindingRow
@@ -135,7 +134,7 @@ def _fields(doc: LessonDoc) -> list[Finding]:
     return out
 
 
-def _blank(value: Any) -> bool:
+def _blank(value: object) -> bool:
     return value is None or (isinstance(value, str | list | dict) and not value)
 
 

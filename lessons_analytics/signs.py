@@ -192,7 +192,7 @@ def independent(hits: list[dict[str, Any]]) -> int:
     return len(sessions) + sum(1 for h in hits if not h["session_id"])
 
 
-def _day(value: Any) -> date | None:
+def _day(value: object) -> date | None:
     if isinstance(value, datetime):
         return value.astimezone(UTC).date()
     return value if isinstance(value, date) else None
@@ -311,6 +311,7 @@ def _transcript_signs(
     failed = sorted(
         r["lesson_id"] for r in per_lesson if r["recalled"] >= t["recalled_but_failed_hits"]
     )
+    costs = effect.lesson_costs(con, filters, t)
     # hits of unknown attribution say nothing about recall: only known ones are weighed
     never = sorted(
         r["lesson_id"] for r in per_lesson
@@ -321,9 +322,9 @@ def _transcript_signs(
             "recalled-but-failed", len(failed), t["recalled_but_failed_hits"], bool(failed), failed
         ),
         Sign("never-recalled", len(never), t["never_recalled_hits"], bool(never), never),
-        _costly_ritual(con, filters, t),
-        _costly_body(con, filters, t),
-        _helped_disagrees(con, filters, t),
+        _costly_ritual(costs, t),
+        _costly_body(costs, t),
+        _helped_disagrees(con, filters, t, costs),
     ]
 
 
@@ -332,12 +333,12 @@ _CONTRADICTED_BY = {True: ("not holding", "not surfaced"), False: ("helps",)}
 
 
 def _helped_disagrees(
-    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds, costs: effect.Costs
 ) -> Sign:
     """Active lessons whose ``helped`` says true while the measure says it does not hold or
     is not surfaced, or says false while the measure says it helps. An unmeasured lesson
     (``insufficient evidence``) and ``helped: null`` contradict nothing."""
-    rows = effect.lesson_effects(con, filters, t).to_dicts()
+    rows = effect.lesson_effects(con, filters, t, costs).to_dicts()
     lessons = sorted(
         row["lesson_id"] for row in rows
         if row["status"] == "active" and row["evidence_helped"] is not None
@@ -354,32 +355,23 @@ def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
     return not found.is_empty()
 
 
-def _costly_ritual(con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds) -> Sign:
-    costly, worst = [], 0.0
-    for item in metrics.lesson_rituals(con, filters):
-        cost = metrics.ritual_cost(con, item["ritual"], filters, item["lesson_id"], t["gap_cap_s"])
-        hours = cost["hours_per_week"] or 0.0
-        worst = max(worst, hours)
-        if hours > t["costly_ritual_hours_per_week"]:
-            costly.append(item["lesson_id"])
+def _costly_ritual(costs: effect.Costs, t: Thresholds) -> Sign:
+    """Lessons whose ritual takes more hours a week than the threshold (``effect``'s cost of
+    a ritual: its timed calls over the weeks of the base's sessions)."""
+    hours = {lesson: cost[0] for (_base, lesson), cost in costs.items()}
+    costly = sorted(
+        lid for lid, value in hours.items() if value > t["costly_ritual_hours_per_week"]
+    )
+    worst = max([0.0, *hours.values()])
     return Sign("costly-ritual", worst, t["costly_ritual_hours_per_week"], bool(costly), costly)
 
 
-def _costly_body(con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds) -> Sign:
-    params = {**filters.params(), "divisor": t["chars_per_token"],
-              "large_bytes": t["large_body_bytes"], "gap_cap_s": t["gap_cap_s"]}  # fmt: skip
-    weeks = metrics.query(con, "cost_scope", **params).to_dicts()[0]["weeks"] or 0
-    lessons = metrics.query(con, "bodies_by_lesson", **params).to_dicts()
-    costly, worst = [], 0.0
-    for row in lessons:
-        # a float always: an uncast sum() of bigints is a Decimal, which JSON cannot carry
-        per_week = float(row["tokens"] or 0) / weeks if weeks else 0.0
-        worst = max(worst, per_week)
-        if per_week > t["costly_body_tokens_per_week"]:
-            costly.append(row["lesson_id"])
-    return Sign(
-        "costly-body", worst, t["costly_body_tokens_per_week"], bool(costly), sorted(costly)
-    )
+def _costly_body(costs: effect.Costs, t: Thresholds) -> Sign:
+    """Lessons whose body reads cost more tokens a week than the threshold."""
+    tokens = {lesson: cost[1] for (_base, lesson), cost in costs.items()}
+    limit = t["costly_body_tokens_per_week"]
+    costly = sorted(lid for lid, value in tokens.items() if value > limit)
+    return Sign("costly-body", max([0.0, *tokens.values()]), limit, bool(costly), costly)
 
 
 # ---------------------------------------------------------------- the marker line
@@ -406,7 +398,7 @@ def marker_line(stats: BaseStats) -> str | None:
 _UNSAFE_IN_MARKER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029<>]+|-{2,}")
 
 
-def _marker_safe(value: Any, limit: int = 60) -> str:
+def _marker_safe(value: object, limit: int = 60) -> str:
     """Data in the marker: secrets redacted, one line, no ``<``/``>`` and no ``--`` (an HTML
     comment ends at ``--``), at most ``limit`` characters: one comment line whatever the data."""
     text = _UNSAFE_IN_MARKER.sub(

@@ -1,6 +1,11 @@
 -- effect_interventions: each change to a base (fct_base_changes) with the base's
--- coverage, blind sessions and hit rate over the sessions just before and just after it.
--- Grain: one row per (base, commit) that changed something.
+-- coverage, blind sessions and hit rate over the sessions just before and just after it,
+-- and those window sessions themselves (the report's evidence lists).
+-- Grain: one row per (base, commit that changed something, session of its group's windows);
+-- a commit whose windows hold no session has one row, with null side and session columns.
+-- interventions.py reads both grains from it: the first row of each commit (its counts)
+-- and the distinct (base, group, side, session) rows, so the counts and the sessions they
+-- count come from one set of windows.
 -- Parameters: $bases, $since, $until (on session starts and commit times),
 -- $window_sessions (N: sessions compared on each side).
 -- Grouping: commits are taken in time order; a commit with fewer than N sessions of the
@@ -13,6 +18,10 @@
 -- blind = sessions that read the index and, of those, sessions that saw no Active row
 -- (blind share = blind / reading_index); hit_sessions = sessions with at least one hit of
 -- a lesson of the base (hits that name no session of the warehouse are not placed).
+-- Per window session: side, its flags, and ref_file/ref_line: the earliest recall of an
+-- active lesson of the base when the session recalled one (coverage), else its earliest
+-- index read (blind share), else the start of its transcript; a hit is named by the flag,
+-- its line is in the lesson's evidence.
 with
 
 changes as (
@@ -196,6 +205,40 @@ window_counts as (
         count(*) filter (where side = 'after' and is_hit) as hit_sessions_after,
     from windows
     group by base_path, group_id
+),
+
+refs as (
+    select *, from fct_session_first_refs
+),
+
+window_sessions as (
+    select
+        windows.base_path,
+        windows.group_id,
+        windows.side,
+        windows.session_id,
+        windows.started_at,
+        windows.is_recalled,
+        windows.is_reading_index,
+        windows.is_blind,
+        windows.is_hit,
+        case
+            when windows.is_recalled and refs.recall_file is not null
+                then refs.recall_file
+            when windows.is_reading_index
+                then coalesce(refs.index_file, fct_sessions.file_path)
+            else fct_sessions.file_path
+        end as ref_file,
+        case
+            when windows.is_recalled and refs.recall_file is not null
+                then refs.recall_line
+            when windows.is_reading_index and refs.index_file is not null
+                then refs.index_line
+            else 1
+        end as ref_line,
+    from windows
+    inner join fct_sessions using (session_id)
+    left join refs using (base_path, session_id)
 )
 
 select
@@ -219,7 +262,20 @@ select
     coalesce(window_counts.reading_index_after, 0) as reading_index_after,
     coalesce(window_counts.blind_after, 0) as blind_after,
     coalesce(window_counts.hit_sessions_after, 0) as hit_sessions_after,
+    window_sessions.side,
+    window_sessions.session_id,
+    window_sessions.started_at,
+    window_sessions.is_recalled,
+    window_sessions.is_reading_index,
+    window_sessions.is_blind,
+    window_sessions.is_hit,
+    window_sessions.ref_file,
+    window_sessions.ref_line,
 from grouped
 inner join groups using (base_path, group_id)
 left join window_counts using (base_path, group_id)
-order by grouped.base_path, grouped.committed_at, grouped.commit
+left join window_sessions using (base_path, group_id)
+order by
+    grouped.base_path asc, grouped.committed_at asc, grouped.commit asc,
+    window_sessions.side desc, window_sessions.started_at asc,
+    window_sessions.session_id asc

@@ -1,7 +1,11 @@
 -- effect_lessons: the counts behind the effect of each lesson (the statistics and the
 -- verdict are computed from them in lessons_analytics/effect.py, whose docstring holds the
--- verdict rule).
--- Grain: one row per (base, lesson) whose file names a target or that has a hit.
+-- verdict rule), and the same exposure and hits per ISO week (the series behind `effect`).
+-- Grain: one row per (base, lesson, ISO week, period) with at least one exposed session or
+-- one hit, each carrying its lesson's counts; a lesson with neither has one row with a null
+-- week. effect.py reads both grains from it: the first row of each lesson whose file
+-- names a target or that has a hit (is_listed; the lesson columns) and the rows with a
+-- week (the week_* columns), so a period's weeks add up to its totals by construction.
 -- Parameters: $bases, $since, $until (on the session's start, and on the time of a hit
 -- that names no session of the base), $retire_window_days.
 -- Exposure: every session of the lesson's base (subagents included), split at the
@@ -17,6 +21,11 @@
 -- unrecalled_* the rest. Hits without a session cannot be split and are in neither.
 -- Retire window: the last $retire_window_days days up to the base's last session start
 -- (as a difference in microseconds: portable to Spark, where to_days is not).
+-- Weeks: week_exposed_sessions = sessions of the base in the week; week_hits = sessions
+-- of the week with a hit of the lesson, plus the hits that name no session of the base,
+-- once per independence key, in the week of their date (week_hits_without_session);
+-- week_period as period in fct_lesson_exposures. week: ISO week of the session start
+-- (UTC), or of the hit's date for a hit without one.
 with
 
 lessons as (
@@ -157,44 +166,119 @@ journal as (
         count(*) as journal_hits,
     from attributed
     group by base_path, lesson_id
+),
+
+unplaced_weeks as (
+    select
+        unplaced.base_path,
+        unplaced.lesson_id,
+        strftime(unplaced.missed_at, '%G-W%V') as week,
+        case
+            when
+                lessons.activated_at is null
+                or unplaced.missed_at < lessons.activated_at then 'before'
+            when
+                lessons.deactivated_at is null
+                or unplaced.missed_at < lessons.deactivated_at then 'after'
+            else 'inactive'
+        end as period,
+        count(distinct unplaced.independence_key) as hits,
+    from unplaced
+    inner join lessons using (base_path, lesson_id)
+    inner join spans using (base_path)
+    where
+        unplaced.missed_at
+        between spans.first_started_at and spans.last_ended_at
+        and ($since is null or unplaced.missed_at >= $since)
+        and ($until is null or unplaced.missed_at < $until)
+    group by
+        unplaced.base_path,
+        unplaced.lesson_id,
+        strftime(unplaced.missed_at, '%G-W%V'),
+        period
+),
+
+exposure_weeks as (
+    select
+        base_path,
+        lesson_id,
+        week,
+        period,
+        count(*) as exposed_sessions,
+        count(*) filter (where is_hit) as hit_sessions,
+    from exposures
+    group by base_path, lesson_id, week, period
+),
+
+week_counts as (
+    select
+        coalesce(exposure_weeks.base_path, unplaced_weeks.base_path) as base_path,
+        coalesce(exposure_weeks.lesson_id, unplaced_weeks.lesson_id) as lesson_id,
+        coalesce(exposure_weeks.week, unplaced_weeks.week) as week,
+        coalesce(exposure_weeks.period, unplaced_weeks.period) as week_period,
+        coalesce(exposure_weeks.exposed_sessions, 0) as week_exposed_sessions,
+        coalesce(exposure_weeks.hit_sessions, 0)
+        + coalesce(unplaced_weeks.hits, 0) as week_hits,
+        coalesce(unplaced_weeks.hits, 0) as week_hits_without_session,
+    from exposure_weeks
+    full outer join unplaced_weeks
+        on
+            exposure_weeks.base_path = unplaced_weeks.base_path
+            and exposure_weeks.lesson_id = unplaced_weeks.lesson_id
+            and exposure_weeks.week = unplaced_weeks.week
+            and exposure_weeks.period = unplaced_weeks.period
+),
+
+lesson_counts as (
+    select
+        lessons.base_path,
+        lessons.lesson_id,
+        lessons.status,
+        lessons.lesson_class,
+        lessons.evidence_helped,
+        lessons.activated_at,
+        lessons.deactivated_at,
+        lessons.activation_source,
+        coalesce(journal.journal_hits, 0) as journal_hits,
+        coalesce(exposure_counts.exposed_before, 0) as exposed_before,
+        coalesce(exposure_counts.hit_sessions_before, 0)
+        + coalesce(unplaced_counts.before_hits, 0) as hits_before,
+        coalesce(exposure_counts.exposed_after, 0) as exposed_after,
+        coalesce(exposure_counts.hit_sessions_after, 0)
+        + coalesce(unplaced_counts.after_hits, 0) as hits_after,
+        coalesce(unplaced_counts.before_hits, 0)
+        + coalesce(unplaced_counts.after_hits, 0) as hits_without_session,
+        coalesce(exposure_counts.recalled_sessions, 0) as recalled_sessions,
+        coalesce(exposure_counts.recalled_hits, 0) as recalled_hits,
+        coalesce(exposure_counts.unrecalled_sessions, 0) as unrecalled_sessions,
+        coalesce(exposure_counts.unrecalled_hits, 0) as unrecalled_hits,
+        case
+            when exposure_counts.first_after_at is not null
+                then date_diff(
+                    'week',
+                    date_trunc('week', exposure_counts.first_after_at),
+                    date_trunc('week', exposure_counts.last_after_at)
+                ) + 1
+        end as weeks_after,
+        coalesce(exposure_counts.window_sessions, 0) as window_sessions,
+        coalesce(exposure_counts.window_hit_sessions, 0)
+        + coalesce(unplaced_counts.window_hits, 0) as window_hits,
+        lessons.target is not null or coalesce(journal.journal_hits, 0) > 0 as is_listed,
+    from lessons
+    left join exposure_counts using (base_path, lesson_id)
+    left join unplaced_counts using (base_path, lesson_id)
+    left join journal using (base_path, lesson_id)
 )
 
 select
-    lessons.base_path,
-    lessons.lesson_id,
-    lessons.status,
-    lessons.lesson_class,
-    lessons.evidence_helped,
-    lessons.activated_at,
-    lessons.deactivated_at,
-    lessons.activation_source,
-    coalesce(journal.journal_hits, 0) as journal_hits,
-    coalesce(exposure_counts.exposed_before, 0) as exposed_before,
-    coalesce(exposure_counts.hit_sessions_before, 0)
-    + coalesce(unplaced_counts.before_hits, 0) as hits_before,
-    coalesce(exposure_counts.exposed_after, 0) as exposed_after,
-    coalesce(exposure_counts.hit_sessions_after, 0)
-    + coalesce(unplaced_counts.after_hits, 0) as hits_after,
-    coalesce(unplaced_counts.before_hits, 0)
-    + coalesce(unplaced_counts.after_hits, 0) as hits_without_session,
-    coalesce(exposure_counts.recalled_sessions, 0) as recalled_sessions,
-    coalesce(exposure_counts.recalled_hits, 0) as recalled_hits,
-    coalesce(exposure_counts.unrecalled_sessions, 0) as unrecalled_sessions,
-    coalesce(exposure_counts.unrecalled_hits, 0) as unrecalled_hits,
-    case
-        when exposure_counts.first_after_at is not null
-            then date_diff(
-                'week',
-                date_trunc('week', exposure_counts.first_after_at),
-                date_trunc('week', exposure_counts.last_after_at)
-            ) + 1
-    end as weeks_after,
-    coalesce(exposure_counts.window_sessions, 0) as window_sessions,
-    coalesce(exposure_counts.window_hit_sessions, 0)
-    + coalesce(unplaced_counts.window_hits, 0) as window_hits,
-from lessons
-left join exposure_counts using (base_path, lesson_id)
-left join unplaced_counts using (base_path, lesson_id)
-left join journal using (base_path, lesson_id)
-where lessons.target is not null or journal.journal_hits > 0
-order by lessons.base_path, lessons.lesson_id
+    lesson_counts.*,
+    week_counts.week,
+    week_counts.week_period,
+    week_counts.week_exposed_sessions,
+    week_counts.week_hits,
+    week_counts.week_hits_without_session,
+from lesson_counts
+left join week_counts using (base_path, lesson_id)
+order by
+    lesson_counts.base_path asc, lesson_counts.lesson_id asc, week_counts.week asc,
+    week_counts.week_period asc

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from lessons_analytics.cards import cards
 from lessons_analytics.cli import cli
-from lessons_analytics.commands.judge import cards_cmd
+from lessons_analytics.commands.base_files import cards_cmd
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.settings import Lint
 from tests.support.basebuilder import index_text, lesson_text, make_base

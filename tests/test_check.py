@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from lessons_analytics.check import check_base
 from lessons_analytics.cli import cli
-from lessons_analytics.commands.judge import check_cmd
+from lessons_analytics.commands.base_files import check_cmd
 from lessons_analytics.settings import Thresholds
 from tests.support.basebuilder import index_text, lesson_text, make_base
 

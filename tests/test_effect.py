@@ -23,6 +23,7 @@ from lessons_analytics.effect import (
     lesson_weeks,
 )
 from lessons_analytics.ingestion import ingest
+from lessons_analytics.interventions import intervention_windows
 from lessons_analytics.metrics import Filters
 from lessons_analytics.settings import Thresholds
 from tests.support import effect_scenario as es
@@ -268,9 +269,8 @@ def test_demo_shows_every_verdict(tmp_path: Path) -> None:
     con = warehouse.connect(db, read_only=True)
     try:
         rows = lesson_effects(con, Filters(), Thresholds()).to_dicts()
-        changes = interventions(con, Filters(), Thresholds()).to_dicts()
-        window = {**Filters().params(), "window_sessions": 20}
-        sessions = metrics.query(con, "effect_intervention_sessions", **window)
+        frame, sessions = intervention_windows(con, Filters(), Thresholds())
+        changes = frame.to_dicts()
     finally:
         con.close()
     atlas = {r["lesson_id"]: r for r in rows if r["base_root"].endswith("/atlas/LESSONS")}
@@ -439,3 +439,26 @@ def test_weeks_add_up_to_the_totals(
                 row[f"exposed_{period}"],
                 row[f"hits_{period}"],
             ), (lesson, period)
+
+
+def test_costs_divide_by_the_weeks_of_the_base(con: duckdb.DuckDBPyConnection) -> None:
+    # s0 starts Thu 2026-10-01 (ISO week 40), s79 at 2026-10-21T04:00 (week 43): 4 weeks;
+    # from 2026-10-12 on (s44 onwards), weeks 42-43: 2
+    weeks = metrics.query(con, "effect_cost_weeks", **Filters().params())
+    assert weeks["weeks"].to_list() == [4]
+    since = Filters(since=_at("2026-10-12T00:00:00Z"))
+    assert metrics.query(con, "effect_cost_weeks", **since.params())["weeks"].to_list() == [2]
+    # L-0003's 10 body reads (s40..s49), as `bodies` counts their tokens, over those weeks;
+    # no lesson declares a ritual
+    t = THRESHOLDS
+    for filters, span in ((Filters(), 4), (since, 2)):
+        bodies = metrics.query(
+            con, "bodies_by_lesson", **filters.params(),
+            divisor=t["chars_per_token"], large_bytes=t["large_body_bytes"],
+        ).to_dicts()  # fmt: skip
+        tokens = {row["lesson_id"]: row["tokens"] for row in bodies}
+        assert set(tokens) == {"L-0003"} and tokens["L-0003"] > 0
+        rows = {r["lesson_id"]: r for r in lesson_effects(con, filters, t).to_dicts()}
+        assert rows["L-0003"]["cost_tokens_per_week"] == tokens["L-0003"] / span
+        assert {r["cost_hours_per_week"] for r in rows.values()} == {0.0}
+        assert {r["cost_tokens_per_week"] for k, r in rows.items() if k != "L-0003"} == {0.0}

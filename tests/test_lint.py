@@ -6,7 +6,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from lessons_analytics.commands.judge import lint_cmd
+from lessons_analytics.commands.base_files import lint_cmd
 from lessons_analytics.lint import lint_base, mechanism_problem, poisoning
 from lessons_analytics.settings import Lint
 from tests.support.basebuilder import index_text, lesson_text, make_base

@@ -13,7 +13,6 @@ import click
 import duckdb
 
 from lessons_analytics import metrics, warehouse
-from lessons_analytics.lessonbase.files import LESSONS_DIR
 from lessons_analytics.options import AppContext, warn
 
 T = TypeVar("T")
@@ -83,19 +82,3 @@ def analysis(
         return document
 
     return run(app, build_all)
-
-
-def base_paths(base: Path | None, bases: tuple[Path, ...]) -> tuple[Path, ...]:
-    """The bases of a command taking both a positional BASE and ``--base``: either one, or
-    both when they name the same base; two different bases is a usage error."""
-    if base is not None and bases and {_key(b) for b in bases} != {_key(base)}:
-        shown = ", ".join(str(b) for b in bases)
-        raise click.UsageError(f"BASE {base} and --base {shown} differ; give one of them")
-    return (base,) if base is not None else bases
-
-
-def _key(path: Path) -> Path:
-    resolved = Path(path).expanduser().resolve()
-    if resolved.name != LESSONS_DIR and (resolved / LESSONS_DIR).is_dir():
-        return resolved / LESSONS_DIR
-    return resolved

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from lessons_analytics import tables, warehouse
-from lessons_analytics.commands.common import base_paths
+from lessons_analytics.commands.base_args import base_paths
 from lessons_analytics.documents import StatsDocument
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.lessonbase.reader import discover_bases, resolve_base

@@ -64,7 +64,7 @@ def utc(value: str) -> datetime | None:
     return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
-def to_date(value: Any) -> date | None:
+def to_date(value: object) -> date | None:
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):
@@ -77,7 +77,7 @@ def to_date(value: Any) -> date | None:
     return None
 
 
-def str_list(value: Any) -> list[str]:
+def str_list(value: object) -> list[str]:
     if value is None:
         return []
     if isinstance(value, list | tuple):
@@ -85,7 +85,7 @@ def str_list(value: Any) -> list[str]:
     return [part.strip() for part in str(value).split(",") if part.strip()]
 
 
-def opt_str(value: Any) -> str | None:
+def opt_str(value: object) -> str | None:
     return None if value is None else str(value).strip() or None
 
 
@@ -287,11 +287,6 @@ def parse_hit_line(raw: str) -> HitLine:
     elif "ts" in keyed and ts is None:
         error = f"bad ts {keyed['ts']!r}"
     return HitLine(hit_date, keyed, what, ts, error)
-
-
-def count_hits(text: str) -> int:
-    """Real hits in a lesson text: journal lines that are hits."""
-    return sum(parse_hit_line(raw).is_hit for _, raw in journal_stats(text)[2])
 
 
 # ---------------------------------------------------------------- INDEX.md

@@ -17,7 +17,7 @@ import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.effect import effect_evidence, lesson_effects
-from lessons_analytics.interventions import interventions
+from lessons_analytics.interventions import intervention_windows
 from lessons_analytics.markup import lit
 from lessons_analytics.report import evidence
 from lessons_analytics.report.blocks import Details, evidence_block
@@ -208,11 +208,9 @@ def intervention_rows(
     """Each group of changes to ``base`` up to ``until`` (commits closer than the window
     form one group and share its numbers), newest first."""
     filters = metrics.Filters((base,), None, until)
-    frame = interventions(con, filters, t)
+    frame, sessions = intervention_windows(con, filters, t)
     if frame.is_empty():
         return []
-    window = {**filters.params(), "window_sessions": int(t["intervention_window_sessions"])}
-    sessions = metrics.query(con, "effect_intervention_sessions", **window)
     groups: dict[int, dict[str, Any]] = {}
     for r in frame.sort("committed_at").to_dicts():
         group = groups.get(r["group_id"])
@@ -237,7 +235,7 @@ _CHANGE_FLAGS = (("recalled", "is_recalled"), ("read the index", "is_reading_ind
 
 
 def _change_proof(sessions: pl.DataFrame, group_id: int) -> dict[str, Any]:
-    """The window sessions of one group (``queries/effect_intervention_sessions.sql``),
+    """The window sessions of one group (``interventions.intervention_windows``),
     before then after, each with what it counts for: the counts of the row's cells are
     the items with that word on their side."""
     items = []

@@ -1,6 +1,6 @@
 -- fct_session_first_refs: the transcript lines that first put a base in front of a session,
 -- for the evidence lists of the report and of `effect` (report_evidence_sessions,
--- effect_intervention_sessions).
+-- effect_interventions).
 -- Grain: one row per (base, session) that recalled an active lesson of the base or read its
 -- index.
 -- key: base_path, session_id

@@ -2,25 +2,28 @@
 
 Settings come from the ``AppContext`` the group put on the context: ``check`` reads
 ``[thresholds] active_heading_max_line`` and ``index_max_bytes`` (the keys of the stats
-``index-layout`` sign), ``lint`` and ``cards`` read ``[lint]``.
+``index-layout`` sign), ``lint`` and ``cards`` read ``[lint]``. Each command imports its
+library module when it runs, so ``check`` loads neither the YAML parser nor the poisoning
+scan of ``lint`` and ``cards``.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lessons_analytics import tables
-from lessons_analytics.cards import cards
-from lessons_analytics.check import check_base
-from lessons_analytics.commands.common import base_paths
+from lessons_analytics.commands.base_args import base_paths
 from lessons_analytics.documents import CardsDocument, CheckDocument, LintBase, LintDocument
 from lessons_analytics.lessonbase.reader import discover_bases, resolve_base
-from lessons_analytics.lint import Finding, lint_base
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 from lessons_analytics.settings import Settings
+
+if TYPE_CHECKING:
+    from lessons_analytics.lint import Finding
 
 _BASE = click.argument("base", required=False, type=click.Path(path_type=Path))
 
@@ -60,6 +63,8 @@ def check_cmd(
 
     Example: lessons-analytics check path/to/project
     """
+    from lessons_analytics.check import check_base
+
     results = [(b, check_base(b, _settings(ctx).thresholds)) for b in _bases(base, bases)]
     if as_json:
         doc: CheckDocument = {
@@ -86,6 +91,8 @@ def lint_cmd(ctx: click.Context, base: Path | None, bases: tuple[Path, ...], as_
 
     Example: lessons-analytics lint path/to/project/LESSONS
     """
+    from lessons_analytics.lint import lint_base
+
     results = [(b, lint_base(b, _settings(ctx).lint)) for b in _bases(base, bases)]
     if as_json:
         doc: LintDocument = {
@@ -138,6 +145,8 @@ def cards_cmd(
 
     Example: lessons-analytics cards path/to/project/sub --page 2
     """
+    from lessons_analytics.cards import cards
+
     given = base_paths(base, (base_opt,) if base_opt is not None else ())
     result = cards(given[0] if given else Path.cwd(), page, page_size, lint=_settings(ctx).lint)
     if not as_json:
