@@ -7,7 +7,10 @@ Every function takes an open warehouse connection and ``Filters``; the SQL lives
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -169,13 +172,53 @@ def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> pl.DataFr
     return run_sql(con, sql, params)
 
 
+@dataclass
+class _Memo:
+    con: duckdb.DuckDBPyConnection
+    frames: dict[tuple[str, tuple[tuple[str, object], ...]], pl.DataFrame] = field(
+        default_factory=dict
+    )
+
+
+_MEMO: ContextVar[_Memo | None] = ContextVar("lessons_analytics_query_memo", default=None)
+
+
+@contextmanager
+def remembering(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Inside it, a query run again on ``con`` with the same bound values returns the frame
+    the first run returned, without running it. For a reader of a read-only connection (the
+    report): its sections ask the same questions many times (the rituals' cost of the week
+    is asked by the headline, the actions, the signs and the effects), and the answer cannot
+    change while the connection only reads. Polars frames are not changed in place, so the
+    shared frame is safe to hand out again."""
+    token = _MEMO.set(_Memo(con))
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _hashable(value: object) -> object:
+    return tuple(_hashable(v) for v in value) if isinstance(value, list | tuple) else value
+
+
 def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> pl.DataFrame:
     names = set(_PARAM.findall(sql))
     bound = {name: params.get(name) for name in names}
+    memo = _MEMO.get()
+    if memo is None or memo.con is not con:
+        return _run(con, sql, bound)
+    key = (sql, tuple(sorted((name, _hashable(value)) for name, value in bound.items())))
+    frame = memo.frames.get(key)
+    if frame is None:
+        frame = memo.frames[key] = _run(con, sql, bound)
+    return frame
+
+
+def _run(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> pl.DataFrame:
     # Through the Arrow PyCapsule stream, not .pl(): .pl() builds a pyarrow Table first, and
     # importing pyarrow cost every analysis command about 0.15 s; the frames are equal.
-    frame = pl.DataFrame(con.sql(sql, params=bound))
-    return frame
+    return pl.DataFrame(con.sql(sql, params=bound))
 
 
 def known_bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
@@ -373,9 +416,10 @@ def ritual_cost(
         .to_dicts()
     )
     active = float(scope["active_seconds"] or 0.0)
-    inside = query(
-        con, "cost_active", **params, call_ids=calls["tool_use_id"].to_list() or None
-    ).to_dicts()[0]
+    inside = 0.0  # no call, no time inside one: the query would scan every event to say so
+    if calls.height:
+        ids = calls["tool_use_id"].to_list()
+        inside = float(query(con, "cost_active", **params, call_ids=ids)["active_seconds"][0])
     return {
         "pattern": pattern,
         "lesson": lesson,
@@ -388,7 +432,7 @@ def ritual_cost(
         "median_s": _quantile(timed, 0.5),
         "p90_s": _quantile(timed, 0.9),
         # the active time inside the calls, not their durations: see queries/cost_active.sql
-        "share_of_active_time": (float(inside["active_seconds"]) / active) if active else None,
+        "share_of_active_time": (inside / active) if active else None,
         "sessions_in_scope": int(scope["sessions"] or 0),
     }
 
