@@ -85,7 +85,10 @@ def index_sessions(frame: pl.DataFrame) -> dict[str, Any]:
 
 
 def index_reads(con: duckdb.DuckDBPyConnection, filters: metrics.Filters) -> pl.DataFrame:
-    frame: pl.DataFrame = metrics.heads_reads(con, filters)
+    # not redacted here: every string of the report is redacted once, as the document is
+    # written (write_report), and redacting every row of the frame cost seconds on a
+    # large warehouse where a few hundred items are shown
+    frame = metrics.query(con, "heads_reads", **filters.params())
     return frame.sort("called_at", "session_id", "call_line")
 
 
@@ -149,11 +152,12 @@ def hits(con: duckdb.DuckDBPyConnection, filters: metrics.Filters) -> pl.DataFra
 
 
 def hit_items(frame: pl.DataFrame) -> list[dict[str, Any]]:
-    """One item per hit: the transcript line of the miss when known, else its journal line;
-    the note names the lesson, the recall status and the other line."""
+    """One item per hit, the first ``EVIDENCE_MAX`` in time order: the transcript line of
+    the miss when known, else its journal line; the note names the lesson, the recall
+    status and the other line."""
     out = []
     ordered = frame.sort(pl.col("missed_at"), "lesson_id", "line_no", nulls_last=True)
-    for r in ordered.to_dicts():
+    for r in ordered.head(EVIDENCE_MAX).to_dicts():
         journal = ref(r["file_path"], r["line_no"])
         miss = ref(r["transcript_file"], r["miss_line"])
         note = f"{r['lesson_id']} {r['recall']}"
@@ -173,7 +177,7 @@ def hit_items(frame: pl.DataFrame) -> list[dict[str, Any]]:
 
 def hit_list(frame: pl.DataFrame, recall: tuple[str, ...] | None = None) -> dict[str, Any]:
     part = frame if recall is None else frame.filter(pl.col("recall").is_in(recall))
-    return listing(hit_items(part), "hits")
+    return listing(hit_items(part), "hits", part.height)
 
 
 # ---------------------------------------------------------------- bodies and rituals
@@ -210,14 +214,14 @@ def body_list(frame: pl.DataFrame, *, large_only: bool = False) -> dict[str, Any
 def ritual_calls(
     con: duckdb.DuckDBPyConnection, filters: metrics.Filters, pattern: str
 ) -> pl.DataFrame:
-    frame: pl.DataFrame = metrics.cost_calls(con, filters, pattern=pattern)
-    return frame
+    # unredacted as index_reads; call_list redacts the commands it quotes
+    return metrics.query(con, "cost_calls", **filters.params(), pattern=pattern)
 
 
 def call_list(frame: pl.DataFrame, lesson: str | None = None) -> dict[str, Any]:
     """The calls of a ritual; ``lesson`` (the lessons declaring it) names it in the notes."""
     items = []
-    for r in frame.to_dicts():
+    for r in frame.head(EVIDENCE_MAX).to_dicts():  # the items kept: each redacts a command
         took = f"{r['duration_s']:.0f} s" if r["timed"] else "untimed"
         label = f"{lesson} ritual" if lesson else "ritual"
         items.append(
@@ -228,7 +232,7 @@ def call_list(frame: pl.DataFrame, lesson: str | None = None) -> dict[str, Any]:
                 f"{label}: {redact(r['command'] or '')} ({took})",
             )  # fmt: skip
         )
-    return listing(items, "calls")
+    return listing(items, "calls", frame.height)
 
 
 def merge(*lists: dict[str, Any]) -> dict[str, Any]:
