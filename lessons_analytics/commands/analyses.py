@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lessons_analytics import metrics, render, sqlfiles, tables
+from lessons_analytics import metrics, sqlfiles, tables
 from lessons_analytics.commands.common import analysis, when
 from lessons_analytics.documents import RecalledDocument
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 from lessons_analytics.redact import redact_frame
 from lessons_analytics.settings import query_params
+from lessons_analytics.tables import grid
 
 if TYPE_CHECKING:
     import polars as pl
@@ -339,7 +340,7 @@ def _emit(frame: pl.DataFrame, parquet: Path | None, as_json: bool, as_csv: bool
     elif as_csv:
         click.echo(frame.write_csv(), nl=False)
     else:
-        click.echo(render.table(frame.rows(), frame.columns))
+        click.echo(grid.table(frame.rows(), frame.columns))
 
 
 def _param_value(text: str) -> Any:
