@@ -179,15 +179,11 @@ def query_rows(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list
     bodies need only rows, and importing Polars was two thirds of those commands' time.
     DuckDB's Python values are the ones Polars gives back (test_metrics holds them equal)."""
     sql = sqlfiles.load(name)
-    bound = _bound(sql, params)
     memo = _MEMO.get()
-    if memo is None or memo.con is not con:
-        return _fetch(con, sql, bound)
-    key = _key(sql, bound)
-    rows = memo.rows.get(key)
-    if rows is None:
-        rows = memo.rows[key] = _fetch(con, sql, bound)
-    return [dict(row) for row in rows]  # callers pop keys: each gets its own dicts
+    if memo is not None and memo.con is con:
+        # one memo for rows and frames: the report asks some queries both ways
+        return run_sql(con, sql, params).to_dicts()
+    return _fetch(con, sql, _bound(sql, params))
 
 
 def _fetch(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]]:
@@ -203,7 +199,6 @@ _Key = tuple[str, tuple[tuple[str, object], ...]]
 class _Memo:
     con: duckdb.DuckDBPyConnection
     frames: dict[_Key, pl.DataFrame] = field(default_factory=dict)
-    rows: dict[_Key, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 _MEMO: ContextVar[_Memo | None] = ContextVar("lessons_analytics_query_memo", default=None)
