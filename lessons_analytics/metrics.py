@@ -7,13 +7,15 @@ Every function takes an open warehouse connection and ``Filters``; the SQL lives
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
-import polars as pl
 
 from lessons_analytics import sqlfiles
 from lessons_analytics.documents import (
@@ -39,6 +41,9 @@ from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
 from lessons_analytics.lessonbase.files import LESSONS_DIR
 from lessons_analytics.redact import redact_frame, redact_tree
 from lessons_analytics.settings import Thresholds, query_params
+
+if TYPE_CHECKING:
+    import polars as pl
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
 
@@ -169,13 +174,81 @@ def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> pl.DataFr
     return run_sql(con, sql, params)
 
 
+def query_rows(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[dict[str, Any]]:
+    """``query(...).to_dicts()`` without Polars: the documents of heads, coverage, hits and
+    bodies need only rows, and importing Polars was two thirds of those commands' time.
+    DuckDB's Python values are the ones Polars gives back (test_metrics holds them equal)."""
+    sql = sqlfiles.load(name)
+    memo = _MEMO.get()
+    if memo is not None and memo.con is con:
+        # one memo for rows and frames: the report asks some queries both ways
+        return run_sql(con, sql, params).to_dicts()
+    return _fetch(con, sql, _bound(sql, params))
+
+
+def _fetch(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, bound)
+    columns = [d[0] for d in cursor.description or []]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+_Key = tuple[str, tuple[tuple[str, object], ...]]
+
+
+@dataclass
+class _Memo:
+    con: duckdb.DuckDBPyConnection
+    frames: dict[_Key, pl.DataFrame] = field(default_factory=dict)
+
+
+_MEMO: ContextVar[_Memo | None] = ContextVar("lessons_analytics_query_memo", default=None)
+
+
+@contextmanager
+def remembering(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Inside it, a query run again on ``con`` with the same bound values returns the frame
+    the first run returned, without running it. For a reader of a read-only connection (the
+    report): its sections ask the same questions many times (the rituals' cost of the week
+    is asked by the headline, the actions, the signs and the effects), and the answer cannot
+    change while the connection only reads. Polars frames are not changed in place, so the
+    shared frame is safe to hand out again."""
+    token = _MEMO.set(_Memo(con))
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _hashable(value: object) -> object:
+    return tuple(_hashable(v) for v in value) if isinstance(value, list | tuple) else value
+
+
+def _bound(sql: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {name: params.get(name) for name in set(_PARAM.findall(sql))}
+
+
+def _key(sql: str, bound: dict[str, Any]) -> _Key:
+    return (sql, tuple(sorted((name, _hashable(value)) for name, value in bound.items())))
+
+
 def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> pl.DataFrame:
-    names = set(_PARAM.findall(sql))
-    bound = {name: params.get(name) for name in names}
+    bound = _bound(sql, params)
+    memo = _MEMO.get()
+    if memo is None or memo.con is not con:
+        return _run(con, sql, bound)
+    key = _key(sql, bound)
+    frame = memo.frames.get(key)
+    if frame is None:
+        frame = memo.frames[key] = _run(con, sql, bound)
+    return frame
+
+
+def _run(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> pl.DataFrame:
+    import polars as pl  # here: the documents of most commands need no frame (query_rows)
+
     # Through the Arrow PyCapsule stream, not .pl(): .pl() builds a pyarrow Table first, and
     # importing pyarrow cost every analysis command about 0.15 s; the frames are equal.
-    frame = pl.DataFrame(con.sql(sql, params=bound))
-    return frame
+    return pl.DataFrame(con.sql(sql, params=bound))
 
 
 def known_bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
@@ -184,16 +257,16 @@ def known_bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
 
 
 def _bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:
-    return query(con, "bases", bases=filters.params()["bases"])["base_path"].to_list()
+    return [r["base_path"] for r in query_rows(con, "bases", bases=filters.params()["bases"])]
 
 
-def _by_base(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:
-    return {row["base_path"]: row for row in frame.to_dicts()}
+def _by_base(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {row["base_path"]: row for row in rows}
 
 
-def _grouped(frame: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
+def _grouped(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    for row in frame.to_dicts():
+    for row in rows:
         base = row.pop("base_path")
         out.setdefault(base, []).append(row)
     return out
@@ -217,9 +290,9 @@ HEADS_FIELDS = ("reads", "head_reads", "prefix_reads", "head_20_60", "blind_read
 
 def heads_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> HeadsDocument:
     params = filters.params()
-    totals = _by_base(query(con, "heads", **params))
-    methods = _grouped(query(con, "heads_by_method", **params))
-    weeks = _grouped(query(con, "heads_by_week", **params))
+    totals = _by_base(query_rows(con, "heads", **params))
+    methods = _grouped(query_rows(con, "heads_by_method", **params))
+    weeks = _grouped(query_rows(con, "heads_by_week", **params))
     out: list[HeadsBase] = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
@@ -238,8 +311,8 @@ COVERAGE_WEEK_FIELDS = ("week", "sessions_in_scope", "sessions_reading_index",
 
 def coverage_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> CoverageDocument:
     params = filters.params()
-    totals = _by_base(query(con, "coverage", **params))
-    weeks = _grouped(query(con, "coverage_by_week", **params))
+    totals = _by_base(query_rows(con, "coverage", **params))
+    weeks = _grouped(query_rows(con, "coverage_by_week", **params))
     out: list[CoverageBase] = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
@@ -268,11 +341,11 @@ RECALL_KINDS = ("recalled", "index_only", "not_recalled", "unknown")
 
 def hits_document(con: duckdb.DuckDBPyConnection, filters: Filters) -> HitsDocument:
     params = filters.params()
-    totals = _by_base(query(con, "hits", **params))
-    caught = _grouped(query(con, "hits_by_caught", **params))
-    lessons = _grouped(query(con, "hits_by_lesson", **params))
-    classes = _grouped(query(con, "hits_by_class", **params))
-    listing = _grouped(query(con, "hits_list", **params))
+    totals = _by_base(query_rows(con, "hits", **params))
+    caught = _grouped(query_rows(con, "hits_by_caught", **params))
+    lessons = _grouped(query_rows(con, "hits_by_lesson", **params))
+    classes = _grouped(query_rows(con, "hits_by_class", **params))
+    listing = _grouped(query_rows(con, "hits_list", **params))
     out: list[HitsBase] = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
@@ -318,8 +391,8 @@ def bodies_document(
     """``divisor`` and ``large_bytes``: the settings thresholds.chars_per_token and
     thresholds.large_body_bytes (or the command's options); no default here."""
     params = {**filters.params(), "divisor": divisor, "large_bytes": large_bytes}
-    totals = _by_base(query(con, "bodies", **params))
-    lessons = _grouped(query(con, "bodies_by_lesson", **params))
+    totals = _by_base(query_rows(con, "bodies", **params))
+    lessons = _grouped(query_rows(con, "bodies_by_lesson", **params))
     out: list[BodiesBase] = []
     for base in _bases(con, filters):
         row = totals.get(base, {})
@@ -357,9 +430,11 @@ def ritual_cost(
 ) -> RitualCost:
     """One ritual's time (metrics.md §5) as an element of the ``cost`` document;
     ``gap_cap_s`` is the setting thresholds.gap_cap_s (or ``cost --gap-cap``)."""
+    import polars as pl
+
     params = {**filters.params(), "pattern": pattern, "gap_cap_s": gap_cap_s}
     calls = query(con, "cost_calls", **params)
-    scope = query(con, "cost_scope", **params).to_dicts()[0]
+    scope = query_rows(con, "cost_scope", **params)[0]
     timed = calls.filter(pl.col("timed"))
     seconds = float(timed["duration_s"].sum() or 0.0)
     weeks = int(scope["weeks"] or 0)
@@ -373,9 +448,10 @@ def ritual_cost(
         .to_dicts()
     )
     active = float(scope["active_seconds"] or 0.0)
-    inside = query(
-        con, "cost_active", **params, call_ids=calls["tool_use_id"].to_list() or None
-    ).to_dicts()[0]
+    inside = 0.0  # no call, no time inside one: the query would scan every event to say so
+    if calls.height:
+        ids = calls["tool_use_id"].to_list()
+        inside = float(query(con, "cost_active", **params, call_ids=ids)["active_seconds"][0])
     return {
         "pattern": pattern,
         "lesson": lesson,
@@ -388,7 +464,7 @@ def ritual_cost(
         "median_s": _quantile(timed, 0.5),
         "p90_s": _quantile(timed, 0.9),
         # the active time inside the calls, not their durations: see queries/cost_active.sql
-        "share_of_active_time": (float(inside["active_seconds"]) / active) if active else None,
+        "share_of_active_time": (inside / active) if active else None,
         "sessions_in_scope": int(scope["sessions"] or 0),
     }
 
@@ -404,7 +480,7 @@ def lesson_rituals(
     con: duckdb.DuckDBPyConnection, filters: Filters, lesson: str | None = None
 ) -> list[dict[str, Any]]:
     """(base, lesson id, ritual regex) of lessons that declare a ritual."""
-    return query(con, "lesson_rituals", bases=filters.params()["bases"], lesson=lesson).to_dicts()
+    return query_rows(con, "lesson_rituals", bases=filters.params()["bases"], lesson=lesson)
 
 
 def cost_document(

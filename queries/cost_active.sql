@@ -34,6 +34,7 @@ calls as (
 ),
 
 events as (
+    -- only the sessions with a call: a session's gaps depend on its own events alone
     select
         events.session_id,
         events.ts,
@@ -42,23 +43,51 @@ events as (
         ) as previous_at,
     from fct_events as events
     inner join sessions using (session_id)
-    where events.ts is not null
+    where
+        events.ts is not null
+        and events.session_id in (select calls.session_id, from calls)
+),
+
+timeline as (
+    -- the calls' starts and the gaps' first events on one time line per session
+    select
+        session_id,
+        called_at as at_time,
+        result_at,
+        null as ts,
+    from calls
+    union all
+    select
+        session_id,
+        previous_at as at_time,
+        null as result_at,
+        ts,
+    from events
+    where previous_at is not null
+),
+
+reach as (
+    -- the latest result of the calls started by each instant (the range frame holds the
+    -- peers: a call started at a gap's first event counts)
+    select
+        session_id,
+        at_time,
+        ts,
+        max(result_at) over (
+            partition by session_id order by at_time
+            range between unbounded preceding and current row
+        ) as reach_at,
+    from timeline
 ),
 
 inside as (
+    -- a gap lies inside a call when a call started by its first event reaches its
+    -- second: one pass over the time line instead of testing every call of the session
     select
         session_id,
-        date_diff('microsecond', previous_at, ts) / 1e6 as gap_s,
-    from events
-    where
-        previous_at is not null
-        and exists (
-            select 1, from calls
-            where
-                calls.session_id = events.session_id
-                and events.previous_at >= calls.called_at
-                and events.ts <= calls.result_at
-        )
+        date_diff('microsecond', at_time, ts) / 1e6 as gap_s,
+    from reach
+    where ts is not null and ts <= reach_at
 )
 
 select

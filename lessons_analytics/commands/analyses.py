@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import polars as pl
 
-from lessons_analytics import metrics, render, sqlfiles, tables
+from lessons_analytics import metrics, sqlfiles, tables
 from lessons_analytics.commands.common import analysis, when
 from lessons_analytics.documents import RecalledDocument
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 from lessons_analytics.redact import redact_frame
-from lessons_analytics.sandbox import run_user_sql
 from lessons_analytics.settings import query_params
+from lessons_analytics.tables import grid
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @click.command("heads")
@@ -301,12 +303,16 @@ def query_cmd(
             # Spark has no sandbox like DuckDB's external-access switch: only the package's own
             # queries run there
             raise click.UsageError("--engine spark runs the named queries of queries/ only")
+        import polars as pl
+
         from lessons_analytics.spark_engine import analyse
 
         rows = pl.from_arrow(analyse(list(contracts), sqlfiles.load(name), bound))
         assert isinstance(rows, pl.DataFrame)
         _emit(redact_frame(rows), parquet, as_json, as_csv)
         return
+    from lessons_analytics.sandbox import run_user_sql  # it imports Polars: only here
+
     # a named query is the package's own SQL, and runs in the same sandbox
     sql = Path(name).read_text(encoding="utf-8") if name.endswith(".sql") else sqlfiles.load(name)
     # what leaves the warehouse is redacted, in every format
@@ -334,7 +340,7 @@ def _emit(frame: pl.DataFrame, parquet: Path | None, as_json: bool, as_csv: bool
     elif as_csv:
         click.echo(frame.write_csv(), nl=False)
     else:
-        click.echo(render.table(frame.rows(), frame.columns))
+        click.echo(grid.table(frame.rows(), frame.columns))
 
 
 def _param_value(text: str) -> Any:

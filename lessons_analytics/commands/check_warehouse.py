@@ -7,9 +7,10 @@ from typing import Any
 
 import click
 
-from lessons_analytics import render, warehouse
+from lessons_analytics import warehouse
 from lessons_analytics.audits import AuditResult, run_audits
 from lessons_analytics.options import AppContext, echo_json, json_option
+from lessons_analytics.tables import grid
 
 
 def audit_document(results: list[AuditResult]) -> dict[str, Any]:
@@ -45,7 +46,7 @@ def check_warehouse_cmd(app: AppContext, as_json: bool) -> None:
         failed = [r for r in results if not r.ok]
         if failed:
             rows = [(r.model, r.audit, r.failing_rows, _sample(r.sample)) for r in failed]
-            click.echo(render.table(rows, ["model", "audit", "failing rows", "sample"]))
+            click.echo(grid.table(rows, ["model", "audit", "failing rows", "sample"]))
         totals = document["totals"]
         click.echo(f"{totals['passed']} of {totals['audits']} audits passed, "
                    f"{totals['failed']} failed")  # fmt: skip

@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 import orjson
 
+from lessons_analytics import metrics
 from lessons_analytics.proportions import wilson
 from lessons_analytics.redact import redact_tree
 from lessons_analytics.report.data import Window, build_report_data
@@ -90,6 +91,26 @@ def _replaced(value: Any, pairs: list[tuple[str, str]]) -> Any:
     return value
 
 
+def _redacted(tree: Any) -> Any:
+    """``redact_tree(tree)``, each distinct string redacted once: a report repeats its
+    week labels, paths and lesson ids thousands of times, and every redaction runs every
+    secret pattern over the string."""
+    done: dict[str, str] = {}
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, str):
+            if value not in done:
+                done[value] = redact_tree(value)
+            return done[value]
+        if isinstance(value, dict):
+            return {walk(k): walk(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [walk(v) for v in value]
+        return value
+
+    return walk(tree)
+
+
 def write_report(
     con: duckdb.DuckDBPyConnection,
     out_dir: Path | None = None,
@@ -108,14 +129,15 @@ def write_report(
     parse_week(week)
     directory = Path(out_dir) if out_dir is not None else Path("reports") / week
     wanted = [str(b) for b in bases] if bases else None
-    data = build_report_data(
-        con, week, wanted, as_of, thresholds=thresholds, generated_at=generated_at
-    )
+    with metrics.remembering(con):
+        data = build_report_data(
+            con, week, wanted, as_of, thresholds=thresholds, generated_at=generated_at
+        )
     if relative_to is not None:
         data = _relative(data, str(Path(relative_to)))
     # Redacted once, here, for every output: data.json, report.md and report.html all come
     # from this one document, so no field can be forgotten.
-    data = redact_tree(orjson.loads(to_json(data)))  # what data.json holds, the page shows
+    data = _redacted(orjson.loads(to_json(data)))  # what data.json holds, the page shows
     layout = build_layout(data)
     directory.mkdir(parents=True, exist_ok=True)
     from lessons_analytics.report.chartcache import render_charts

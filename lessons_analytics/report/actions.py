@@ -110,7 +110,7 @@ def _rank(action: dict[str, Any]) -> tuple[int, float, int, str]:
 
 
 def _action(
-    kind: str, subject: str, sentence: str, payoff: float | None, proof: dict[str, Any],
+    kind: str, subject: str, sentence: str, payoff: float | None, proof: evidence.Evidence,
     **measure: Any,
 ) -> dict[str, Any]:  # fmt: skip
     return {"kind": kind, "subject": subject, "sentence": sentence,

@@ -33,7 +33,7 @@ RECALL_LABELS = {
     "not_recalled": "not recalled",
     "unknown": "unknown (no transcript)",
 }
-BLUE, GREY = "#2e86c1", "#aab7b8"
+BLUE = "#2e86c1"
 
 
 def _figure(height: float = 3.4) -> tuple[Figure, Axes]:

@@ -63,7 +63,7 @@ def _order(verdict: str | None) -> int:
     return VERDICT_ORDER.index(verdict) if verdict in VERDICT_ORDER else len(VERDICT_ORDER)
 
 
-def _proof(hits: pl.DataFrame, lines: pl.DataFrame, lesson: str) -> dict[str, Any]:
+def _proof(hits: pl.DataFrame, lines: pl.DataFrame, lesson: str) -> evidence.Evidence:
     """One item per exposed session with a hit (``effect_evidence``, the rows its counts
     are made of): period, recall, and the transcript line of the session's first miss."""
     miss = {
@@ -234,7 +234,7 @@ _CHANGE_FLAGS = (("recalled", "is_recalled"), ("read the index", "is_reading_ind
                  ("blind", "is_blind"), ("hit", "is_hit"))  # fmt: skip
 
 
-def _change_proof(sessions: pl.DataFrame, group_id: int) -> dict[str, Any]:
+def _change_proof(sessions: pl.DataFrame, group_id: int) -> evidence.Evidence:
     """The window sessions of one group (``interventions.intervention_windows``),
     before then after, each with what it counts for: the counts of the row's cells are
     the items with that word on their side."""

@@ -10,35 +10,55 @@ filters as the number, so ``count`` equals the number shown.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import PurePath
-from typing import Any
+from typing import TypedDict
 
 import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
+from lessons_analytics.documents import RitualCost
 from lessons_analytics.redact import redact
 from lessons_analytics.settings import Thresholds
 
 EVIDENCE_MAX = 200  # items kept per list in data.json; the count stays exact
 
 
+class EvidenceItem(TypedDict):
+    """One session, read, hit or call behind a number."""
+
+    session: str | None
+    at: str | None
+    ref: str | None
+    note: str
+
+
+class Evidence(TypedDict):
+    """The items behind one number: ``count`` of them, the first ``shown`` kept."""
+
+    count: int
+    unit: str
+    shown: int
+    items: list[EvidenceItem]
+
+
 def ref(path: str | None, line: int | None) -> str | None:
     return f"{path}:{line}" if path and line is not None else None
 
 
-def _when(value: Any) -> str | None:
+def _when(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def listing(items: list[dict[str, Any]], unit: str, count: int | None = None) -> dict[str, Any]:
+def listing(items: list[EvidenceItem], unit: str, count: int | None = None) -> Evidence:
     """``unit``: what one item is (sessions, reads, hits, calls)."""
     kept = items[:EVIDENCE_MAX]
     n = len(items) if count is None else count
     return {"count": n, "unit": unit, "shown": len(kept), "items": kept}
 
 
-def item(session: str | None, at: Any, where: str | None, note: str) -> dict[str, Any]:
+def item(session: str | None, at: datetime | None, where: str | None, note: str) -> EvidenceItem:
     return {"session": session, "at": _when(at), "ref": where, "note": note}
 
 
@@ -49,7 +69,7 @@ def sessions(con: duckdb.DuckDBPyConnection, filters: metrics.Filters) -> pl.Dat
     return metrics.query(con, "report_evidence_sessions", **filters.params())
 
 
-def recalled_sessions(frame: pl.DataFrame) -> dict[str, Any]:
+def recalled_sessions(frame: pl.DataFrame) -> Evidence:
     rows = frame.filter(pl.col("recalled_any")).to_dicts()
     return listing(
         [
@@ -65,7 +85,7 @@ def recalled_sessions(frame: pl.DataFrame) -> dict[str, Any]:
     )
 
 
-def index_sessions(frame: pl.DataFrame) -> dict[str, Any]:
+def index_sessions(frame: pl.DataFrame) -> Evidence:
     rows = frame.filter(pl.col("read_index")).to_dicts()
     return listing(
         [
@@ -85,11 +105,14 @@ def index_sessions(frame: pl.DataFrame) -> dict[str, Any]:
 
 
 def index_reads(con: duckdb.DuckDBPyConnection, filters: metrics.Filters) -> pl.DataFrame:
-    frame: pl.DataFrame = metrics.heads_reads(con, filters)
+    # not redacted here: every string of the report is redacted once, as the document is
+    # written (write_report), and redacting every row of the frame cost seconds on a
+    # large warehouse where a few hundred items are shown
+    frame = metrics.query(con, "heads_reads", **filters.params())
     return frame.sort("called_at", "session_id", "call_line")
 
 
-def blind_sessions(reads: pl.DataFrame) -> dict[str, Any]:
+def blind_sessions(reads: pl.DataFrame) -> Evidence:
     """Sessions whose every index read was blind (as ``heads``), with their first read."""
     if reads.is_empty():
         return listing([], "sessions")
@@ -125,7 +148,7 @@ def blind_sessions(reads: pl.DataFrame) -> dict[str, Any]:
     )
 
 
-def head_reads_20_60(reads: pl.DataFrame) -> dict[str, Any]:
+def head_reads_20_60(reads: pl.DataFrame) -> Evidence:
     rows = reads.filter((pl.col("method") == "head") & pl.col("head_n").is_between(20, 60))
     return listing(
         [
@@ -148,12 +171,13 @@ def hits(con: duckdb.DuckDBPyConnection, filters: metrics.Filters) -> pl.DataFra
     return metrics.query(con, "report_evidence_hits", **filters.params())
 
 
-def hit_items(frame: pl.DataFrame) -> list[dict[str, Any]]:
-    """One item per hit: the transcript line of the miss when known, else its journal line;
-    the note names the lesson, the recall status and the other line."""
+def hit_items(frame: pl.DataFrame) -> list[EvidenceItem]:
+    """One item per hit, the first ``EVIDENCE_MAX`` in time order: the transcript line of
+    the miss when known, else its journal line; the note names the lesson, the recall
+    status and the other line."""
     out = []
     ordered = frame.sort(pl.col("missed_at"), "lesson_id", "line_no", nulls_last=True)
-    for r in ordered.to_dicts():
+    for r in ordered.head(EVIDENCE_MAX).to_dicts():
         journal = ref(r["file_path"], r["line_no"])
         miss = ref(r["transcript_file"], r["miss_line"])
         note = f"{r['lesson_id']} {r['recall']}"
@@ -171,9 +195,9 @@ def hit_items(frame: pl.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-def hit_list(frame: pl.DataFrame, recall: tuple[str, ...] | None = None) -> dict[str, Any]:
+def hit_list(frame: pl.DataFrame, recall: tuple[str, ...] | None = None) -> Evidence:
     part = frame if recall is None else frame.filter(pl.col("recall").is_in(recall))
-    return listing(hit_items(part), "hits")
+    return listing(hit_items(part), "hits", part.height)
 
 
 # ---------------------------------------------------------------- bodies and rituals
@@ -191,7 +215,7 @@ def body_reads(
     )
 
 
-def body_list(frame: pl.DataFrame, *, large_only: bool = False) -> dict[str, Any]:
+def body_list(frame: pl.DataFrame, *, large_only: bool = False) -> Evidence:
     part = frame.filter(pl.col("is_large")) if large_only else frame
     return listing(
         [
@@ -210,14 +234,14 @@ def body_list(frame: pl.DataFrame, *, large_only: bool = False) -> dict[str, Any
 def ritual_calls(
     con: duckdb.DuckDBPyConnection, filters: metrics.Filters, pattern: str
 ) -> pl.DataFrame:
-    frame: pl.DataFrame = metrics.cost_calls(con, filters, pattern=pattern)
-    return frame
+    # unredacted as index_reads; call_list redacts the commands it quotes
+    return metrics.query(con, "cost_calls", **filters.params(), pattern=pattern)
 
 
-def call_list(frame: pl.DataFrame, lesson: str | None = None) -> dict[str, Any]:
+def call_list(frame: pl.DataFrame, lesson: str | None = None) -> Evidence:
     """The calls of a ritual; ``lesson`` (the lessons declaring it) names it in the notes."""
     items = []
-    for r in frame.to_dicts():
+    for r in frame.head(EVIDENCE_MAX).to_dicts():  # the items kept: each redacts a command
         took = f"{r['duration_s']:.0f} s" if r["timed"] else "untimed"
         label = f"{lesson} ritual" if lesson else "ritual"
         items.append(
@@ -228,10 +252,10 @@ def call_list(frame: pl.DataFrame, lesson: str | None = None) -> dict[str, Any]:
                 f"{label}: {redact(r['command'] or '')} ({took})",
             )  # fmt: skip
         )
-    return listing(items, "calls")
+    return listing(items, "calls", frame.height)
 
 
-def merge(*lists: dict[str, Any]) -> dict[str, Any]:
+def merge(*lists: Evidence) -> Evidence:
     """Several evidence lists as one (the ritual hours of all rituals), in time order."""
     items = sorted(
         (i for lst in lists for i in lst["items"]), key=lambda i: (i["at"] or "", i["ref"] or "")
@@ -243,8 +267,8 @@ def headline_evidence(
     con: duckdb.DuckDBPyConnection,
     filters: metrics.Filters,
     t: Thresholds,
-    rituals: list[dict[str, Any]],
-) -> dict[str, dict[str, Any]]:
+    rituals: list[RitualCost],
+) -> dict[str, Evidence]:
     """The evidence of each headline number (``data.HEADLINES`` keys and ``ritual_hours``)
     over ``filters``: the sessions, reads, hits or calls it counts."""
     scope = sessions(con, filters)

@@ -17,7 +17,6 @@ from lessons_analytics import metrics
 # An index re-layout: the Active heading moved by more than this many lines between two
 # consecutive versions (adding or removing a note above it moves it by one).
 RELAYOUT_LINES = 3
-EVENT_KINDS = ("added", "promoted", "deferred", "retired", "reopened", "demoted")
 
 
 def _kind(before: str | None, after: str | None) -> str | None:
@@ -38,18 +37,8 @@ def lesson_events(
     """Every addition and status change of the base's lessons before ``until``, oldest first,
     and whether the base is in git (without git there is no history to show)."""
     versions = metrics.query(con, "report_lesson_versions", bases=[base], until=until)
-    in_git = metrics.run_sql(
-        con, "select is_git from dim_bases where base_path = $base", {"base": base}
-    )["is_git"].to_list()
-    retired = {
-        r["lesson_id"]: r
-        for r in metrics.run_sql(
-            con,
-            "select lesson_id, retired_date, reason, where_ from fct_retired"
-            " where base_path = $base",
-            {"base": base},
-        ).to_dicts()
-    }
+    in_git = [r["is_git"] for r in metrics.query_rows(con, "report_base_git", bases=[base])]
+    retired = {r["lesson_id"]: r for r in metrics.query_rows(con, "report_retired", bases=[base])}
     events: list[dict[str, Any]] = []
     last: dict[str, str | None] = {}
     for row in versions.to_dicts():

@@ -6,7 +6,7 @@ as :mod:`lessons_analytics.formats` writes them.
 
 from __future__ import annotations
 
-from lessons_analytics import formats, render
+from lessons_analytics import formats
 from lessons_analytics.documents import (
     BodiesDocument,
     CostDocument,
@@ -15,6 +15,7 @@ from lessons_analytics.documents import (
     HitsDocument,
     RecalledDocument,
 )
+from lessons_analytics.tables import grid
 from lessons_analytics.tables.names import finish, of_docs
 
 
@@ -35,7 +36,7 @@ def heads(doc: HeadsDocument) -> str:
     ]
     headers = ["base", "reads", "head", "head 20-60", "prefix", "blind", "truncated",
                "blind sessions"]  # fmt: skip
-    return finish(render.table(rows, headers), name)
+    return finish(grid.table(rows, headers), name)
 
 
 def coverage(doc: CoverageDocument) -> str:
@@ -49,7 +50,7 @@ def coverage(doc: CoverageDocument) -> str:
         ]
         for b in doc["bases"]
     ]
-    out = [render.table(rows, ["base", "sessions", "read index", "recalled"])]
+    out = [grid.table(rows, ["base", "sessions", "read index", "recalled"])]
     for b in doc["bases"]:
         if b["by_week"]:
             weeks = [
@@ -57,7 +58,7 @@ def coverage(doc: CoverageDocument) -> str:
                  formats.share(w["sessions_recalled"], w["sessions_in_scope"])]
                 for w in b["by_week"]
             ]  # fmt: skip
-            out += [f"\n{name(b['base'])}", render.table(weeks, ["week", "sessions", "recalled"])]
+            out += [f"\n{name(b['base'])}", grid.table(weeks, ["week", "sessions", "recalled"])]
             if any(w["partial"] for w in b["by_week"]):
                 out.append(
                     "(partial) --since/--until start or end inside that week: its counts"
@@ -89,7 +90,7 @@ def hits(doc: HitsDocument) -> str:
         )
     headers = ["base", "hits", "recalled", "index only", "not recalled", "unknown", "top 3",
                "disagreements"]  # fmt: skip
-    out = [render.table(rows, headers)]
+    out = [grid.table(rows, headers)]
     for b in doc["bases"]:
         if b["lessons"]:
             lessons = [
@@ -98,7 +99,7 @@ def hits(doc: HitsDocument) -> str:
                 for i in b["lessons"]
             ]  # fmt: skip
             out.append(f"\n{name(b['base'])}")
-            out.append(render.table(lessons, LESSON_HITS))
+            out.append(grid.table(lessons, LESSON_HITS))
     return finish("\n".join(out), name, [TOP3])
 
 
@@ -110,7 +111,7 @@ def bodies(doc: BodiesDocument) -> str:
         for b in doc["bases"]
     ]  # fmt: skip
     headers = ["base", "reads", "tokens", "large reads", "large tokens", "large share"]
-    out = [render.table(rows, headers)]
+    out = [grid.table(rows, headers)]
     for b in doc["bases"]:
         if b["lessons"]:
             lessons = [
@@ -119,7 +120,7 @@ def bodies(doc: BodiesDocument) -> str:
                 for i in b["lessons"][:15]
             ]  # fmt: skip
             out.append(f"\n{name(b['base'])}")
-            out.append(render.table(lessons, ["lesson", "reads", "tokens", "body", "journal"]))
+            out.append(grid.table(lessons, ["lesson", "reads", "tokens", "body", "journal"]))
     return finish("\n".join(out), name)
 
 
@@ -147,14 +148,14 @@ def cost(doc: CostDocument) -> str:
                                                                      strict=True)]  # fmt: skip
         headers = ["base", *headers]
     notes = ["untimed: calls without a result, not timed; active: share of session active time"]
-    return finish(render.table(rows, headers), name, notes)
+    return finish(grid.table(rows, headers), name, notes)
 
 
 def recalled(doc: RecalledDocument) -> str:
     out = [doc["status"]]
     if doc["evidence"]:
         out.append(
-            render.table(
+            grid.table(
                 [
                     [
                         e["surfaced_at"],

@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
-from lessons_analytics import formats, render
+from lessons_analytics import formats
+from lessons_analytics.tables import grid
 from lessons_analytics.tables.names import BaseNames, finish
 
 if TYPE_CHECKING:  # the demo package is heavy and only the demo command needs it
@@ -51,8 +52,8 @@ def demo(found: DemoFindings) -> str:
          formats.seconds(r["median_s"])]
         for r in found.cost["rituals"]
     ]  # fmt: skip
-    out = ["", render.table(rows, headers), ""]
-    out.append(render.table(rituals, ["base", "lesson", "ritual", "calls", "h/week", "median"]))
+    out = ["", grid.table(rows, headers), ""]
+    out.append(grid.table(rituals, ["base", "lesson", "ritual", "calls", "h/week", "median"]))
     out.append("")
     for stats in found.stats:
         fired = [s.name for s in stats.signs if s.fired]

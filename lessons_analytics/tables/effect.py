@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lessons_analytics import formats, render
+from lessons_analytics import formats
 from lessons_analytics.documents import EffectDocument, Intervention, LessonEffect
+from lessons_analytics.tables import grid
 from lessons_analytics.tables.names import finish, of_docs
 
 NOTES = [
@@ -30,16 +31,16 @@ def effect(doc: EffectDocument) -> str:
     for entry in doc["bases"]:
         lessons = entry["lessons"]
         out.append(name(entry["base"]))
-        out.append(render.table([_lesson_row(r) for r in lessons],
+        out.append(grid.table([_lesson_row(r) for r in lessons],
                                 ["lesson", "status", "before", "after", "change (95 %)", "p",
                                  "verdict"]))  # fmt: skip
         out.append("")
-        out.append(render.table([_recall_row(r) for r in lessons],
+        out.append(grid.table([_recall_row(r) for r in lessons],
                                 ["lesson", "needed", "recalled", "not recalled"]))  # fmt: skip
         if entry["interventions"]:
             groups = True
             out.append("")
-            out.append(render.table([_group_row(g) for g in _groups(entry["interventions"])],
+            out.append(grid.table([_group_row(g) for g in _groups(entry["interventions"])],
                                     ["group", "commits", "days", "kinds", "coverage",
                                      "blind", "hit rate"]))  # fmt: skip
         out.append("")

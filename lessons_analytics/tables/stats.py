@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from lessons_analytics import formats, render
+from lessons_analytics import formats
+from lessons_analytics.tables import grid
 from lessons_analytics.tables.names import BaseNames, finish
 
 if TYPE_CHECKING:  # the signs module needs DuckDB; the renderer only its types
@@ -62,7 +63,7 @@ def _text(result: BaseStats, name: BaseNames) -> str:
     head = f"{name(result.base)}  (as of {result.as_of}; sleep due: " + (
         "yes)" if result.sleep_due else "no)"
     )
-    table = render.table(rows, headers)
+    table = grid.table(rows, headers)
     classes = [
         f"class-share: {s.value['class']} holds {formats.percent(s.value['share'])} of the hits"
         for s in result.signs
@@ -95,8 +96,8 @@ _NO_THRESHOLD = {"active-unconfirmed", "helped-disagrees", "index-layout"}
 
 def _generic(value: Any) -> str:
     if isinstance(value, dict):
-        return ", ".join(f"{k}={render.fmt(v)}" for k, v in value.items())
-    return render.fmt(value)
+        return ", ".join(f"{k}={grid.fmt(v)}" for k, v in value.items())
+    return grid.fmt(value)
 
 
 def _lessons(ids: list[str], budget: int) -> str:

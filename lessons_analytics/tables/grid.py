@@ -1,4 +1,5 @@
-"""Plain-text tables for the default (human) output of the commands."""
+"""The grid of the terminal tables: cells formatted as `formats` writes numbers, columns
+aligned. Every renderer of `tables/` (and `query`'s table) draws with it."""
 
 from __future__ import annotations
 
