@@ -3,6 +3,7 @@
 -- Grain: one row per distinct transcript line.
 -- key: file_id, line_no
 -- incremental: session_id (rows depend on their own session only)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- Claude Code lines are de-duplicated by `uuid` across files: a resumed session replays
 -- earlier lines with the same uuid (and a different sessionId); the copy kept is the one in
 -- the session that started first. The replayed lines carry their old timestamps, so the

@@ -1,7 +1,7 @@
 -- int_tool_calls_deduplicated: tool_use blocks (Claude Code) and call items (Codex) of kept lines.
 -- Grain: one row per tool_use_id (a replayed line repeats its calls; the kept line wins).
 -- key: tool_use_id
--- materialized: view (read by few models; recomputing is cheaper than storing a copy)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- file_path is the call's own argument (Read/Edit); transcript_file is where the call is.
 with
 

@@ -2,7 +2,7 @@
 -- of kept lines.
 -- Grain: one row per tool_use_id; when a call has several results, the first one counts.
 -- key: tool_use_id
--- materialized: view (read by few models; recomputing is cheaper than storing a copy)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 with
 
 results as (
