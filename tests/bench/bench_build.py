@@ -91,12 +91,14 @@ def one_run(code: Path, source: Path, target: Path) -> Run:
     env = dict(os.environ, PYTHONPATH=str(code))
     done = subprocess.run(
         [sys.executable, "-c", _ONE_RUN, str(source), str(target)],
-        check=True,
+        check=False,
         capture_output=True,
         text=True,
         env=env,
         cwd="/",
     )
+    if done.returncode != 0:
+        raise SystemExit(f"the build failed ({done.returncode}):\n{done.stderr}")
     result: Run = json.loads(done.stdout)
     return result
 
