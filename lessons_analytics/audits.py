@@ -16,8 +16,8 @@ warehouse built by an older version has to be re-ingested.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import TypedDict
 
 import duckdb
 
@@ -37,19 +37,35 @@ class Audit:
     sql: str  # the offending rows; the key columns (when the model has a key) come first
 
 
+class AuditRow(TypedDict):
+    """One audit in ``check-warehouse --json``."""
+
+    model: str
+    audit: str
+    failing_rows: int
+    sample: dict[str, object] | None
+    ok: bool
+
+
 @dataclass(frozen=True)
 class AuditResult:
     model: str
     audit: str
     failing_rows: int
-    sample: dict[str, Any] | None  # the first offending row (key columns), or None
+    sample: dict[str, object] | None  # the first offending row (key columns), or None
 
     @property
     def ok(self) -> bool:
         return self.failing_rows == 0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "ok": self.ok}
+    def to_dict(self) -> AuditRow:
+        return AuditRow(
+            model=self.model,
+            audit=self.audit,
+            failing_rows=self.failing_rows,
+            sample=self.sample,
+            ok=self.ok,
+        )
 
 
 def audits_for(header: Header, columns: dict[str, str]) -> list[Audit]:

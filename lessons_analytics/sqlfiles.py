@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from lessons_analytics.errors import SqlFileNotFound
 
@@ -82,11 +82,19 @@ _BOUND = re.compile(r"\$([a-z_][a-z0-9_]*)")
 _SENTENCE_END = re.compile(r"\.(\s|$)")
 
 
-def query_catalog() -> list[dict[str, Any]]:
+class QueryEntry(TypedDict):
+    """One query of ``query --list --json``."""
+
+    name: str
+    purpose: str
+    parameters: list[str]
+
+
+def query_catalog() -> list[QueryEntry]:
     """Every query of ``queries/``: name, one-line purpose (the header's first sentence) and
     parameters (the ``$names`` the SQL binds, in order of first use: what ``-p`` can set,
     read from the statement rather than the prose so the list cannot drift from it)."""
-    out: list[dict[str, Any]] = []
+    out: list[QueryEntry] = []
     for path in sorted(queries_root().glob("*.sql")):
         text = path.read_text(encoding="utf-8")
         header = []

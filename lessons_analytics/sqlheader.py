@@ -14,7 +14,9 @@ what one row is, in words. Directives are lowercase and machine-read:
   ``audits.py`` check them); a column marked ``(nullable)`` may be null, the others may not.
   Every intermediate and mart model has one: the grain in words is for people, the key for
   the audits.
-- ``materialized: view`` or ``table`` (default: views for staging, tables elsewhere).
+- ``materialized: view``, ``table`` or ``temp`` (default: views for staging, tables
+  elsewhere); ``temp``: computed once per build for the models that read it, and kept in the
+  warehouse file only as a view (``transform.materialization``).
 - ``incremental: <column>`` the model's rows depend only on their own value of the column;
   an incremental build (``refresh.build_sessions``) then refreshes only the touched values.
 
@@ -33,7 +35,7 @@ from typing import Literal
 from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.sqlfiles import layer_files, queries_root
 
-Materialized = Literal["view", "table"]
+Materialized = Literal["view", "table", "temp"]
 
 _IDENT = r"[a-z_][a-z0-9_]*"
 _TITLE = re.compile(rf"^--\s*({_IDENT}):\s*(\S.*)$")
@@ -143,11 +145,11 @@ def _materialized(name: str, layer: str | None, text: str | None) -> Materialize
     if text is None:
         return default
     word = text.split(maxsplit=1)[0] if text else ""
-    if word not in ("view", "table"):
-        raise HeaderError(f"{name}: materialized must be 'view' or 'table', not {text!r}")
+    if word not in ("view", "table", "temp"):
+        raise HeaderError(f"{name}: materialized must be 'view', 'table' or 'temp', not {text!r}")
     if layer == "staging" and word != "view":
         raise HeaderError(f"{name}: staging models are views")
-    return "view" if word == "view" else "table"
+    return "view" if word == "view" else "temp" if word == "temp" else "table"
 
 
 def _incremental(name: str, text: str | None) -> str | None:

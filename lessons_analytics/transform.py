@@ -47,7 +47,10 @@ def _build_one(con: duckdb.DuckDBPyConnection, path: Path, scope: Scope | None) 
     name = quote_identifier(path.stem)
     body = model_body(path)
     kind = materialization(path, body)
-    if scope is None:
+    if kind == "temp":
+        _build_temp(con, path.stem, body, scope)
+    elif scope is None:
+        _drop_other_kind(con, path.stem, kind)
         con.execute(f"create or replace {kind} {name} as\n{body}")
     elif kind == "table" and is_incremental(body):
         con.execute(f"delete from {name} where session_id in {scope.sessions}")
@@ -60,14 +63,43 @@ def _build_one(con: duckdb.DuckDBPyConnection, path: Path, scope: Scope | None) 
     return path.stem
 
 
+def _build_temp(con: duckdb.DuckDBPyConnection, stem: str, body: str, scope: Scope | None) -> None:
+    """A temporary table for the models of this build that read it, which shadows the view
+    of the same name the file keeps (for the audits and whoever queries the warehouse). In an
+    incremental build it holds the refreshed sessions only: its staging inputs are scoped
+    already, an incremental model reads the scoped rows of the incremental tables, as an
+    incremental table's refresh does, and keeps the rows of those sessions."""
+    name = quote_identifier(stem)
+    if scope is None:
+        _drop_other_kind(con, stem, "view")
+        con.execute(f"create or replace view {name} as\n{body}")
+    elif is_incremental(body):
+        body = f"select * from (\n{scope.inputs(body)}\n) where session_id in {scope.sessions}"
+    con.execute(f"create or replace temp table {name} as\n{body}")
+
+
+def _drop_other_kind(con: duckdb.DuckDBPyConnection, stem: str, kind: str) -> None:
+    """A model that changed between view and table: `create or replace` does not replace an
+    object of the other kind (a warehouse built by an older version of the models)."""
+    other = "table" if kind == "view" else "view"
+    found = con.execute(
+        f"select 1 from duckdb_{other}s() where database_name = current_database()"
+        f" and schema_name = 'main' and {other}_name = ? and not temporary",
+        [stem],
+    ).fetchall()
+    if found:
+        con.execute(f"drop {other} {quote_identifier(stem)}")
+
+
 def is_incremental(body: str) -> bool:
     return sqlheader.parse(body).incremental == "session_id"
 
 
 def materialization(path: Path, body: str) -> str:
     """Staging models are views and the rest tables, unless the file's header says
-    ``-- materialized: view`` (an intermediate step read by few models, cheaper to recompute
-    than to store)."""
+    ``-- materialized: view`` (an intermediate step read by one model, or cheaper to recompute
+    than to store) or ``temp`` (an intermediate step read by several models: computed once per
+    build into a temporary table, so the file neither stores nor commits its rows)."""
     return sqlheader.parse(body, path.stem, path.parent.name).materialized
 
 

@@ -39,7 +39,7 @@ def test_a_header_parsed_field_by_field() -> None:
     )
     assert delivered.key_columns == ("tool_use_id", "read_idx", "base_path")
     assert [c.nullable for c in delivered.key] == [False, False, True]
-    assert delivered.materialized == "table" and delivered.incremental == "session_id"
+    assert delivered.materialized == "temp" and delivered.incremental == "session_id"
     stg = sqlheader.model_header(sqlfiles.sql_root() / "staging" / "stg_events.sql")
     assert stg.materialized == "view" and stg.incremental == "session_id" and stg.key == ()
     coverage = sqlheader.query_header(sqlfiles.queries_root() / "coverage.sql")
@@ -67,7 +67,10 @@ GOOD = "-- m: rows.\n-- Grain: one row per x.\n-- key: x\nselect 1 as x\n"
         ("-- m: rows.\n-- Grain: one row per x.\n-- key: x y\nselect 1\n", "'x y' is not"),
         ("-- m: rows.\n-- Grain: one row per x.\n-- key: x, x\nselect 1\n", "named twice"),
         ("-- m: rows.\n-- Grain: a.\n-- key: x\n-- key: y\nselect 1\n", "'key:' given twice"),
-        (GOOD.replace("-- key: x", "-- key: x\n-- materialized: cube"), "'view' or 'table'"),
+        (
+            GOOD.replace("-- key: x", "-- key: x\n-- materialized: cube"),
+            "'view', 'table' or 'temp'",
+        ),
         (GOOD.replace("-- key: x", "-- key: x\n-- incremental: (x)"), "must name a column"),
         (GOOD.replace("select 1 as x", "select $since as x"), "not named in the header"),
     ],

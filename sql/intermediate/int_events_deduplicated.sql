@@ -3,6 +3,7 @@
 -- Grain: one row per distinct transcript line.
 -- key: file_id, line_no
 -- incremental: session_id (rows depend on their own session only)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- Claude Code lines are de-duplicated by `uuid` across files: a resumed session replays
 -- earlier lines with the same uuid (and a different sessionId); the copy kept is the one in
 -- the session that started first. The replayed lines carry their old timestamps, so the
@@ -21,19 +22,15 @@
 -- messages share those leading messages; the first call, its id unique, ends the sharing).
 with
 
-events as (
-    select
-        * exclude (text),
-        left(text, 200) as text_head,
-    from stg_events
-),
-
+-- each step reads stg_events itself rather than a shared CTE of every column: DuckDB
+-- materializes a CTE read twice, and copying every line once more was a third of this
+-- model's cost; the scans read only the columns each step needs
 session_starts as (
     select
         session_id,
         min(ts) as session_started_at,
         max(ts) as session_ended_at,
-    from events
+    from stg_events
     where session_id is not null
     group by session_id
 ),
@@ -41,23 +38,28 @@ session_starts as (
 -- only the uuids that occur more than once need ranking: most lines are single copies,
 -- and sorting every line of the corpus was the costliest step of a cold build
 duplicated as (
-    select uuid, from events
+    select uuid, from stg_events
     where uuid is not null
     group by uuid
     having count(*) > 1
 ),
 
 -- ON, not USING (here and in ranked): Spark moves a USING column to the front, and the
--- union below is by position
+-- union below is by position; the lines that belong to no session (titles, bookkeeping)
+-- are dropped here: nothing later reads them
 singles as (
-    select events.*,
-    from events
+    select
+        events.* exclude (text),
+        left(events.text, 200) as text_head,
+    from stg_events as events
     anti join duplicated on events.uuid = duplicated.uuid
+    where events.session_id is not null
 ),
 
 ranked as (
     select
-        events.*,
+        events.* exclude (text),
+        left(events.text, 200) as text_head,
         row_number() over (
             partition by events.uuid
             order by
@@ -67,16 +69,14 @@ ranked as (
                 events.file_id,
                 events.line_no
         ) as copy_rank,
-    from events
+    from stg_events as events
     left join session_starts on events.session_id = session_starts.session_id
     where events.uuid in (select uuid, from duplicated)
 )
 
--- uuid and parentUuid have done their work here; nothing later reads them, nor the lines
--- that belong to no session (titles, bookkeeping)
+-- uuid and parentUuid have done their work here; nothing later reads them
 select * exclude (uuid, parent_uuid),
 from singles
-where session_id is not null
 union all
 select * exclude (copy_rank, uuid, parent_uuid),
 from ranked

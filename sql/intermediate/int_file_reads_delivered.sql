@@ -2,6 +2,7 @@
 -- Grain: one row per (tool_use_id, read_idx, base_path).
 -- key: tool_use_id, read_idx, base_path (nullable)
 -- incremental: session_id (rows depend on their own session only)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- Delivered range, the result text being the evidence when present:
 --   numbered output (Read tool, nl, cat -n, grep -n): the first and last line numbers shown;
 --   plain output of a single-file read: the command's first line plus the lines shown; a

@@ -3,6 +3,7 @@
 -- every base gives one row with base_path null).
 -- key: tool_use_id, read_idx, base_path (nullable)
 -- incremental: session_id (rows depend on their own session only)
+-- materialized: view (read by one model, the next step of the reads)
 -- target: index (INDEX.md), lesson (L-<digits>*.md directly in LESSONS/), quarantine,
 -- retired, other.
 with

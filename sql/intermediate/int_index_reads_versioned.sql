@@ -2,6 +2,7 @@
 -- Grain: one row per (read, base).
 -- key: tool_use_id, read_idx, base_path
 -- incremental: session_id (rows depend on their own session only)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- Index version: the last commit of INDEX.md at or before the read; the earliest version
 -- when the read predates every commit; the worktree file for a base outside git.
 -- line_from/line_to: the delivered range clipped to the version's length (a tail read

@@ -2,6 +2,7 @@
 -- Grain: one row per (read, base, index row).
 -- key: tool_use_id, read_idx, base_path, version_id, line_no
 -- incremental: session_id (rows depend on their own session only)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- When the result text is present it is the evidence: a row is seen when a delivered line
 -- ends with the row's text (line-number or file-name prefixes of Read / nl / grep output
 -- do not matter; a row cut by a truncation marker is not seen). Without the text: a grep

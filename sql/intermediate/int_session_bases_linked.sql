@@ -2,6 +2,7 @@
 -- Grain: one row per (session_id, base_path).
 -- key: session_id, base_path
 -- incremental: session_id (rows depend on their own session only)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- A session belongs to every base on the path from any working directory its lines (main
 -- run and subagents) record, so a session that moves into a sub-project gains that base.
 with

@@ -1,7 +1,7 @@
 -- int_tool_calls_paired: every call with its result (when one arrived).
 -- Grain: one row per tool call.
 -- key: tool_use_id
--- materialized: view (read by few models; recomputing is cheaper than storing a copy)
+-- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- duration_s: a duration the runtime recorded itself (Codex wall time, Task/Glob
 -- durationMs) wins; else result timestamp minus call timestamp, exact to the microsecond
 -- (epoch() as a double loses the milliseconds). No result, no duration.

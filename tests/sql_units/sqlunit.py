@@ -15,13 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 import duckdb
 
 from lessons_analytics import sqlfiles, transform, warehouse
 
-Rows = list[dict[str, Any]]
+Rows = list[dict[str, object]]
 
 
 @dataclass(frozen=True)

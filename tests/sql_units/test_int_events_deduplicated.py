@@ -37,7 +37,7 @@ CASES = [
             "stg_events": [
                 line(1, 0, None, None, "09:59:00", "/p/a.jsonl"),  # a title line: no session
                 line(1, 1, "A", "u1", "10:00:00", "/p/a.jsonl"),
-                line(1, 2, "A", "u2", "10:05:00", "/p/a.jsonl"),
+                line(1, 2, "A", "u2", "10:05:00", "/p/a.jsonl", "y" * 250),
                 line(1, 3, "A", None, "10:05:00", "/p/a.jsonl"),  # no uuid: always kept
                 # B resumes A: replays u1 and u2 with their old times, then goes on. Both
                 # start at 10:00; A ends first (10:05 < 10:30), so A keeps u1 and u2
@@ -49,7 +49,8 @@ CASES = [
         },
         expected=[
             {"file_id": 1, "line_no": 1, "session_id": "A", "text_head": None},
-            {"file_id": 1, "line_no": 2, "session_id": "A", "text_head": None},
+            # a kept copy's text is cut as a single line's is
+            {"file_id": 1, "line_no": 2, "session_id": "A", "text_head": "y" * 200},
             {"file_id": 1, "line_no": 3, "session_id": "A", "text_head": None},
             {"file_id": 2, "line_no": 3, "session_id": "B", "text_head": None},
             {"file_id": 2, "line_no": 4, "session_id": "B", "text_head": "x" * 200},
@@ -96,9 +97,17 @@ MUTANTS = [
     ("session_starts.session_ended_at nulls last", "session_starts.session_ended_at desc"),
     ("events.file_path,\n", "events.file_path desc,\n"),
     ("where copy_rank = 1 and session_id is not null", "where copy_rank = 1"),
-    ("from singles\nwhere session_id is not null", "from singles"),
+    ("duplicated.uuid\n    where events.session_id is not null", "duplicated.uuid"),
+    ("having count(*) > 1", "having count(*) > 2"),
     ("where copy_rank = 1 and", "where copy_rank >= 1 and"),
-    ("left(text, 200)", "left(text, 250)"),
+    (
+        "left(events.text, 200) as text_head,\n    from stg_events as events\n    anti",
+        "left(events.text, 250) as text_head,\n    from stg_events as events\n    anti",
+    ),
+    (
+        "left(events.text, 200) as text_head,\n        row_number",
+        "left(events.text, 250) as text_head,\n        row_number",
+    ),
 ]
 
 

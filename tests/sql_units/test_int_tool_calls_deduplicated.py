@@ -56,8 +56,11 @@ CASES = [
 ]  # fmt: skip
 MUTANTS = [
     ("where copy_rank = 1", "where copy_rank >= 1"),
-    ("calls.ts, kept_lines.file_path", "calls.ts desc, kept_lines.file_path"),
-    ("calls.ts, kept_lines.file_path,", "calls.ts, kept_lines.file_path desc,"),
+    ("calls.ts, calls.transcript_file", "calls.ts desc, calls.transcript_file"),
+    ("calls.ts, calls.transcript_file,", "calls.ts, calls.transcript_file desc,"),
+    # a call with two copies must be ranked, not kept twice as a single
+    ("having count(*) > 1", "having count(*) > 2"),
+    ("anti join duplicated", "left join duplicated"),
     ("inner join kept_lines", "left join kept_lines"),
 ]
 

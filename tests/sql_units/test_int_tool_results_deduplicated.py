@@ -44,9 +44,12 @@ CASES = [
 ]  # fmt: skip
 MUTANTS = [
     ("where copy_rank = 1", "where copy_rank >= 1"),
-    ("order by results.ts, kept_lines.file_path", "order by results.ts desc, kept_lines.file_path"),
-    ("results.ts, kept_lines.file_path,", "results.ts, kept_lines.file_path desc,"),
-    ("where results.tool_use_id is not null", "where true"),
+    ("order by results.ts, results.file_path", "order by results.ts desc, results.file_path"),
+    ("results.ts, results.file_path,", "results.ts, results.file_path desc,"),
+    ("where stg_tool_results.tool_use_id is not null", "where true"),
+    # a call with two results must be ranked, not kept twice as a single
+    ("having count(*) > 1", "having count(*) > 2"),
+    ("anti join duplicated", "left join duplicated"),
     ("inner join kept_lines", "left join kept_lines"),
 ]
 
