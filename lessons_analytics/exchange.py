@@ -95,8 +95,14 @@ def machine_name(machine: str | None) -> str:
 
 
 def contract_tables() -> list[str]:
-    """Every table an export holds: the raw tables, then the marts."""
-    marts = sorted(p.stem for p in (sql_root() / "marts").glob("*.sql"))
+    """Every table an export holds: the raw tables, then the marts. A mart that is a view
+    (``materialized: view``) is left out: it is a query over the other marts, which a
+    reader recomputes from them."""
+    marts = sorted(
+        p.stem
+        for p in (sql_root() / "marts").glob("*.sql")
+        if transform.materialization(p, transform.model_body(p)) == "table"
+    )
     return [*RAW_TABLES, *BASE_TABLES, *marts]
 
 
