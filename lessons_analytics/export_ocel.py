@@ -37,10 +37,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TypedDict, TypeVar
+from typing import TypeVar
 
 import duckdb
 
+from lessons_analytics.documents import OcelExportSummary
 from lessons_analytics.export_rows import (
     AgentRunRow,
     FileReadRow,
@@ -178,7 +179,7 @@ class OcelSummary:
     by_type: dict[str, dict[str, int]]
     skipped: dict[str, int]
 
-    def document(self) -> OcelSummaryDocument:
+    def document(self) -> OcelExportSummary:
         return {
             "path": str(self.path),
             "layout": self.layout,
@@ -190,18 +191,6 @@ class OcelSummary:
             "object_types": self.by_type["objects"],
             "skipped": self.skipped,
         }
-
-
-class OcelSummaryDocument(TypedDict):
-    path: str
-    layout: str
-    events: int
-    objects: int
-    event_object_relationships: int
-    object_object_relationships: int
-    event_types: dict[str, int]
-    object_types: dict[str, int]
-    skipped: dict[str, int]
 
 
 def write_ocel(log: OcelLog, path: Path) -> OcelSummary:

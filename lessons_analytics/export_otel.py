@@ -44,12 +44,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypedDict, TypeVar
+from typing import TypeVar
 
 import duckdb
 import orjson
 
 from lessons_analytics import __version__
+from lessons_analytics.documents import OtelExportSummary
 from lessons_analytics.export_rows import (
     AgentRunRow,
     HitRow,
@@ -75,8 +76,8 @@ from lessons_analytics.otlp import (
 )
 from lessons_analytics.redact import redact
 
-__all__ = ["ERROR_TYPES", "SCHEMA_URL", "SEMCONV_VERSION", "OtelSummary", "OtelSummaryDocument",
-           "otel_document", "write_otel"]  # fmt: skip
+__all__ = ["ERROR_TYPES", "SCHEMA_URL", "SEMCONV_VERSION", "OtelSummary", "otel_document",
+           "write_otel"]  # fmt: skip
 
 SEMCONV_VERSION = "1.41.0"
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
@@ -89,21 +90,6 @@ ERROR_TYPES = {
 }
 _PROVIDERS = {"claude": "anthropic", "codex": "openai"}
 _SERVICES = {"claude": "claude-code", "codex": "codex"}
-
-
-class OtelSummaryDocument(TypedDict):
-    path: str | None
-    semconv: str
-    traces: int
-    spans: int
-    session_spans: int
-    agent_spans: int
-    tool_spans: int
-    events: int
-    evaluation_events: int
-    read_events: int
-    recall_labels: dict[str, int]
-    skipped: dict[str, int]  # only the reasons that occurred
 
 
 @dataclass
@@ -131,7 +117,7 @@ class OtelSummary:
     def events(self) -> int:
         return self.evaluation_events + self.read_events
 
-    def document(self) -> OtelSummaryDocument:
+    def document(self) -> OtelExportSummary:
         return {
             "path": str(self.path) if self.path else None,
             "semconv": SEMCONV_VERSION,
