@@ -202,15 +202,6 @@ def query_params(thresholds: Thresholds) -> dict[str, float]:
     }
 
 
-def valid_keys() -> list[str]:
-    """Every key a file may set, dotted (``thresholds.gap_cap_s``); ``retro.*`` stands for the
-    pattern table of ``retro``."""
-    keys = list(_TOP)
-    for section, cls in _SECTIONS.items():
-        keys += [f"{section}.{name}" for name in _names(cls)]
-    return [*keys, "retro.*"]
-
-
 def build_settings(
     config_path: Path | None = None,
     *,
