@@ -1,6 +1,6 @@
 """The rows the exporters read from ``queries/``, as ``TypedDict``s checked against the query.
 
-``polars.DataFrame.to_dicts`` types every row as ``dict[str, Any]``, so a column renamed in
+``polars.DataFrame.to_dicts`` leaves every value of a row untyped, so a column renamed in
 a query, or misspelt in an exporter, would be found only by the export's output. Here each
 row shape the OTel and OCEL exporters read names the columns they use, and ``rows`` checks,
 once per frame, that the query returned every one of them (extra columns are allowed: a
