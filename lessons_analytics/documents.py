@@ -566,3 +566,79 @@ class RetroDocument(TypedDict):
     totals: RetroTotals
     clusters: list[ClusterRow]
     warnings: list[str]
+
+
+# ---------------------------------------------------------------- export
+
+
+class ParquetExportSummary(TypedDict):
+    machine: str
+    written: int  # partition folders written this run
+    removed: int
+    unchanged: int
+    partitions: list[str]
+
+
+class OtelExportSummary(TypedDict):
+    path: str | None
+    semconv: str
+    traces: int
+    spans: int
+    session_spans: int
+    agent_spans: int
+    tool_spans: int
+    events: int
+    evaluation_events: int
+    read_events: int
+    recall_labels: dict[str, int]
+    skipped: dict[str, int]  # only the reasons that occurred
+
+
+class OcelExportSummary(TypedDict):
+    path: str
+    layout: str
+    events: int
+    objects: int
+    event_object_relationships: int
+    object_object_relationships: int
+    event_types: dict[str, int]
+    object_types: dict[str, int]
+    skipped: dict[str, int]
+
+
+class ExportDocument(TypedDict):
+    schema: str
+    parquet: NotRequired[ParquetExportSummary]
+    otel: NotRequired[OtelExportSummary]
+    ocel: NotRequired[OcelExportSummary]
+
+
+class ImportSummary(TypedDict):
+    machines: list[str]
+    rows: dict[str, int]
+    shared_paths: int  # transcript paths exported by more than one machine
+    shared_bases: list[str]
+
+
+# ---------------------------------------------------------------- check-warehouse
+
+
+class AuditRow(TypedDict):
+    model: str
+    audit: str
+    failing_rows: int
+    sample: dict[str, object] | None  # the first offending row (key columns)
+    ok: bool
+
+
+class AuditTotals(TypedDict):
+    audits: int
+    passed: int
+    failed: int
+
+
+class CheckWarehouseDocument(TypedDict):
+    schema: str
+    generated_at: str
+    audits: list[AuditRow]
+    totals: AuditTotals

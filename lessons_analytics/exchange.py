@@ -33,14 +33,16 @@ import hashlib
 import os
 import re
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import pyarrow.parquet as pq
 
 from lessons_analytics import refresh, transform, warehouse
+from lessons_analytics.documents import ImportSummary, ParquetExportSummary
 from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.load import file_id_of
 from lessons_analytics.schema import BASE_TABLES, RAW_TABLES
@@ -77,7 +79,7 @@ class ExportReport:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> ParquetExportSummary:
         return {
             "machine": self.machine,
             "written": len(self.written),
@@ -95,8 +97,14 @@ def machine_name(machine: str | None) -> str:
 
 
 def contract_tables() -> list[str]:
-    """Every table an export holds: the raw tables, then the marts."""
-    marts = sorted(p.stem for p in (sql_root() / "marts").glob("*.sql"))
+    """Every table an export holds: the raw tables, then the marts. A mart that is a view
+    (``materialized: view``) is left out: it is a query over the other marts, which a
+    reader recomputes from them."""
+    marts = sorted(
+        p.stem
+        for p in (sql_root() / "marts").glob("*.sql")
+        if transform.materialization(p, transform.model_body(p)) == "table"
+    )
     return [*RAW_TABLES, *BASE_TABLES, *marts]
 
 
@@ -148,7 +156,7 @@ def _export_table(
     if not parts:
         # an empty table still gets one (empty) file, so readers find it and its schema
         parts = [(None, 0, "0")]
-    wanted: dict[Path, tuple[Any, str]] = {}
+    wanted: dict[Path, tuple[date | None, str]] = {}
     for value, count, total in parts:
         target = folder
         if column:
@@ -198,7 +206,7 @@ class ImportReport:
     shared_paths: int = 0  # transcript paths exported by more than one machine
     shared_bases: list[str] = field(default_factory=list)
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> ImportSummary:
         return {
             "machines": self.machines,
             "rows": self.rows,
@@ -340,7 +348,7 @@ def _shared_bases(con: duckdb.DuckDBPyConnection, folders: list[Path]) -> list[s
 
 
 def _reload_table(
-    con: duckdb.DuckDBPyConnection, folders: list[Path], table: str, columns: dict[str, Any]
+    con: duckdb.DuckDBPyConnection, folders: list[Path], table: str, columns: Mapping[str, object]
 ) -> int:
     quoted = quote_identifier(table)
     con.execute(f"delete from {quoted}")

@@ -33,13 +33,27 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import duckdb
 
+from lessons_analytics.documents import OcelExportSummary
+from lessons_analytics.export_rows import (
+    AgentRunRow,
+    FileReadRow,
+    HitRow,
+    IndexRowSeenRow,
+    LessonReadRow,
+    LessonRow,
+    LessonVersionRow,
+    SessionRow,
+    ToolCallRow,
+    rows,
+)
 from lessons_analytics.metrics import Filters, query
 from lessons_analytics.redact import redact
 
@@ -103,11 +117,16 @@ OBJECT_TYPES: dict[str, dict[str, str]] = {
 }
 
 
+# an attribute value as the log holds it; the declared OCEL type (EVENT_TYPES,
+# OBJECT_TYPES) says how it is written, and None values are left out
+OcelValue = str | int | float | bool | datetime
+
+
 @dataclass
 class OcelObject:
     id: str
     type: str
-    attributes: list[tuple[str, Any, datetime]] = field(default_factory=list)
+    attributes: list[tuple[str, OcelValue, datetime]] = field(default_factory=list)
     relationships: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -116,7 +135,7 @@ class OcelEvent:
     id: str
     type: str
     time: datetime
-    attributes: dict[str, Any] = field(default_factory=dict)
+    attributes: dict[str, OcelValue] = field(default_factory=dict)
     relationships: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -129,7 +148,7 @@ class OcelLog:
     objects: dict[str, OcelObject] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
 
-    def add_object(self, oid: str, otype: str, **static: Any) -> OcelObject:
+    def add_object(self, oid: str, otype: str, **static: OcelValue | None) -> OcelObject:
         if oid not in self.objects:
             obj = OcelObject(oid, otype)
             obj.attributes = [(k, v, EPOCH) for k, v in static.items() if v is not None]
@@ -160,7 +179,7 @@ class OcelSummary:
     by_type: dict[str, dict[str, int]]
     skipped: dict[str, int]
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> OcelExportSummary:
         return {
             "path": str(self.path),
             "layout": self.layout,
@@ -204,25 +223,26 @@ def build_ocel(con: duckdb.DuckDBPyConnection, filters: Filters) -> OcelLog:
     """The OCEL log of the sessions, lessons and hits ``filters`` select."""
     log = OcelLog()
     params = filters.params()
-    sessions = query(con, "export_sessions", **params).to_dicts()
+    sessions = rows(query(con, "export_sessions", **params), SessionRow)
     ids = [s["session_id"] for s in sessions]
     for session in sessions:
         _session(log, session)
-    _lessons(log, query(con, "export_lessons", bases=params["bases"]).to_dicts(),
-             query(con, "report_lesson_versions", bases=params["bases"]).to_dicts())  # fmt: skip
-    runs = query(con, "export_agent_runs", sessions=ids).to_dicts()
-    calls = query(con, "export_tool_calls", sessions=ids).to_dicts()
+    _lessons(log, rows(query(con, "export_lessons", bases=params["bases"]), LessonRow),
+             rows(query(con, "report_lesson_versions", bases=params["bases"]),
+                  LessonVersionRow))  # fmt: skip
+    runs = rows(query(con, "export_agent_runs", sessions=ids), AgentRunRow)
+    calls = rows(query(con, "export_tool_calls", sessions=ids), ToolCallRow)
     call_runs = {(c["session_id"], c["tool_use_id"]): c["agent_run_id"] for c in calls}
     for run in runs:
         _run(log, run, call_runs)
     _calls(log, con, ids, calls, runs)
-    for hit in query(con, "hits_list", **params).to_dicts():
+    for hit in rows(query(con, "hits_list", **params), HitRow):
         _hit(log, hit)
     log.events.sort(key=lambda e: (e.time, e.id))
     return log
 
 
-def _session(log: OcelLog, row: dict[str, Any]) -> None:
+def _session(log: OcelLog, row: SessionRow) -> None:
     log.add_object(
         f"session:{row['session_id']}", "session", runtime=row["runtime"], cwd=row["cwd"],
         started_at=row["started_at"], ended_at=row["ended_at"],
@@ -230,7 +250,7 @@ def _session(log: OcelLog, row: dict[str, Any]) -> None:
     )  # fmt: skip
 
 
-def _run(log: OcelLog, row: dict[str, Any], call_runs: dict[tuple[str, str], str]) -> None:
+def _run(log: OcelLog, row: AgentRunRow, call_runs: dict[tuple[str, str], str]) -> None:
     obj = log.add_object(
         f"run:{row['agent_run_id']}", "agent run", agent_key=row["agent_key"],
         agent_id=row["agent_id"], agent_type=row["agent_type"], is_main=bool(row["is_main"]),
@@ -255,49 +275,54 @@ def _file(log: OcelLog, path: str) -> str:
     return oid
 
 
-def _lessons(log: OcelLog, lessons: list[dict[str, Any]], versions: list[dict[str, Any]]) -> None:
+def _lessons(log: OcelLog, lessons: list[LessonRow], versions: list[LessonVersionRow]) -> None:
     for row in lessons:
         obj = _lesson(log, row["base_path"], row["lesson_id"])
         since = row["last_commit_at"] or EPOCH
-        obj.attributes += [("status", row["status"], since), ("class", row["lesson_class"], since)]
-        obj.attributes = [a for a in obj.attributes if a[1] is not None]
+        for name, value in (("status", row["status"]), ("class", row["lesson_class"])):
+            if value is not None:
+                obj.attributes.append((name, value, since))
         if row["file_path"]:
             obj.relationships.append((_file(log, row["file_path"]), "stored in"))
-    for row in versions:
-        oid = lesson_oid(row["base_path"], row["lesson_id"])
-        if oid not in log.objects or row["committed_at"] is None:
+    for version in versions:
+        oid = lesson_oid(version["base_path"], version["lesson_id"])
+        when = version["committed_at"]
+        if oid not in log.objects or when is None:
             continue
-        when = row["committed_at"]
-        log.objects[oid].attributes += [
-            ("commit", row["commit"], when),
-            ("body_bytes", row["body_bytes"], when),
-            ("hits", row["hits"], when),
-        ]
+        values: tuple[tuple[str, OcelValue | None], ...] = (
+            ("commit", version["commit"]),
+            ("body_bytes", version["body_bytes"]),
+            ("hits", version["hits"]),
+        )
+        # a null body size or hit count is kept out, as every absent value is
+        log.objects[oid].attributes += [(k, v, when) for k, v in values if v is not None]
 
 
 def _calls(
     log: OcelLog,
     con: duckdb.DuckDBPyConnection,
     ids: list[str],
-    calls: list[dict[str, Any]],
-    runs: list[dict[str, Any]],
+    calls: list[ToolCallRow],
+    runs: list[AgentRunRow],
 ) -> None:
-    reads = _grouped(query(con, "export_lesson_reads", sessions=ids).to_dicts())
-    files = _grouped(query(con, "export_file_reads", sessions=ids).to_dicts())
-    rows_seen = _grouped(query(con, "export_index_rows_seen", sessions=ids).to_dicts())
-    spawned = _grouped([r | {"tool_use_id": r["spawned_by_tool_use_id"]} for r in runs
-                        if r["spawned_by_tool_use_id"] and not r["is_main"]])  # fmt: skip
+    reads = _grouped(rows(query(con, "export_lesson_reads", sessions=ids), LessonReadRow))
+    files = _grouped(rows(query(con, "export_file_reads", sessions=ids), FileReadRow))
+    rows_seen = _grouped(rows(query(con, "export_index_rows_seen", sessions=ids), IndexRowSeenRow))
+    spawned: dict[tuple[str, str], list[AgentRunRow]] = defaultdict(list)
+    for run in runs:
+        if run["spawned_by_tool_use_id"] and not run["is_main"]:
+            spawned[(run["session_id"], run["spawned_by_tool_use_id"])].append(run)
     for call in calls:
         key = (call["session_id"], call["tool_use_id"])
         if call["called_at"] is None:
             log.skip("tool_calls_without_time")
             continue
-        event = _call_event(call, reads.get(key, []))
+        event = _call_event(call, call["called_at"], reads.get(key, []))
         rel = event.relationships
         rel.append((f"session:{call['session_id']}", "in session"))
         rel.append((f"run:{call['agent_run_id']}", "by run"))
         for read in reads.get(key, []):
-            if read["kind"] == "body":
+            if read["kind"] == "body" and read["lesson_id"] is not None:
                 rel.append((_lesson(log, read["base_path"], read["lesson_id"]).id, "body read"))
         for row in rows_seen.get(key, []):
             rel.append((_lesson(log, row["base_path"], row["lesson_id"]).id, "index row seen"))
@@ -312,31 +337,37 @@ def _calls(
         log.events.append(event)
 
 
-def _grouped(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
+_OfCall = TypeVar("_OfCall", LessonReadRow, FileReadRow, IndexRowSeenRow)
+
+
+def _grouped(found: list[_OfCall]) -> dict[tuple[str, str], list[_OfCall]]:
+    out: dict[tuple[str, str], list[_OfCall]] = defaultdict(list)
+    for row in found:
         out[(row["session_id"], row["tool_use_id"])].append(row)
     return out
 
 
-def _call_event(call: dict[str, Any], reads: list[dict[str, Any]]) -> OcelEvent:
+def _call_event(call: ToolCallRow, when: datetime, reads: list[LessonReadRow]) -> OcelEvent:
     eid = f"call:{call['session_id']}:{call['tool_use_id']}"
-    attributes: dict[str, Any] = {"tool": call["tool_name"], "duration_s": call["duration_s"]}
+    attributes: dict[str, OcelValue | None] = {
+        "tool": call["tool_name"],
+        "duration_s": call["duration_s"],
+    }
     if not reads:
         failed = bool(call["is_error"] or call["is_interrupt"] or call["is_rejected"])
         attributes |= {"failed": failed, "exit_code": call["exit_code"]}
-        return OcelEvent(eid, "tool-call", call["called_at"], _present(attributes))
+        return OcelEvent(eid, "tool-call", when, _present(attributes))
     kinds = sorted({r["kind"] for r in reads})
     seen = [r["lines_seen"] for r in reads if r["lines_seen"] is not None]
     attributes |= {"kind": "+".join(kinds), "lines_seen": sum(seen) if seen else None}
     reasons = [r["partial_reason"] for r in reads if r["is_partial"]]
     if not reasons:
-        return OcelEvent(eid, "read", call["called_at"], _present(attributes))
+        return OcelEvent(eid, "read", when, _present(attributes))
     attributes["partial_reason"] = reasons[0]
-    return OcelEvent(eid, "read-partially", call["called_at"], _present(attributes))
+    return OcelEvent(eid, "read-partially", when, _present(attributes))
 
 
-def _present(attributes: dict[str, Any]) -> dict[str, Any]:
+def _present(attributes: Mapping[str, OcelValue | None]) -> dict[str, OcelValue]:
     return {k: v for k, v in attributes.items() if v is not None}
 
 
@@ -347,7 +378,7 @@ def _command(log: OcelLog, text: str) -> str:
     return oid
 
 
-def _hit(log: OcelLog, row: dict[str, Any]) -> None:
+def _hit(log: OcelLog, row: HitRow) -> None:
     journal = f"{row['file_path']}:{row['line_no']}"
     when = row["missed_at"] or _midnight(row["hit_date"])
     if when is None:

@@ -23,15 +23,29 @@ import sqlite3
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import orjson
 
-from lessons_analytics.export_ocel import EVENT_TYPES, OBJECT_TYPES, OcelLog, OcelObject
+from lessons_analytics.export_ocel import EVENT_TYPES, OBJECT_TYPES, OcelLog, OcelObject, OcelValue
 from lessons_analytics.sqlfiles import quote_identifier  # SQLite quotes names as DuckDB does
 
 _SQL_TYPES = {"string": "TEXT", "time": "TIMESTAMP", "integer": "INTEGER", "float": "REAL",
               "boolean": "BOOLEAN"}  # fmt: skip
+
+
+class _Attribute(TypedDict):
+    name: str
+    type: str
+
+
+class _Type(TypedDict):
+    name: str
+    attributes: list[_Attribute]
+
+
+# a value of a SQLite row: the converted attribute values, ids and times as text
+_SqlValue = str | int | float | None
 
 
 def write_json(log: OcelLog, path: Path) -> None:
@@ -57,14 +71,14 @@ def write_json(log: OcelLog, path: Path) -> None:
     path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def _types(types: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+def _types(types: dict[str, dict[str, str]]) -> list[_Type]:
     return [
         {"name": name, "attributes": [{"name": k, "type": t} for k, t in attrs.items()]}
         for name, attrs in types.items()
     ]
 
 
-def _json_object(obj: OcelObject) -> dict[str, Any]:
+def _json_object(obj: OcelObject) -> dict[str, object]:
     declared = OBJECT_TYPES[obj.type]
     return {
         "id": obj.id,
@@ -77,17 +91,30 @@ def _json_object(obj: OcelObject) -> dict[str, Any]:
     }
 
 
-def json_value(value: Any, declared: str) -> str:
+def json_value(value: OcelValue, declared: str) -> str:
     """The string the JSON layout holds for ``value`` of the ``declared`` OCEL type."""
     if declared == "boolean":
         return "true" if value else "false"
     if declared == "time":
-        return iso(value)
+        return iso(_time(value))
     if declared == "float":
-        return repr(float(value))
+        return repr(float(_number(value)))
     if declared == "integer":
-        return str(int(value))
+        return str(int(_number(value)))
     return str(value)
+
+
+def _time(value: OcelValue) -> datetime:
+    if not isinstance(value, datetime):
+        raise TypeError(f"an OCEL time attribute holds {value!r}")
+    return value
+
+
+def _number(value: OcelValue) -> int | float:
+    # bool is an int: the log holds no boolean under a numeric type, but it would convert
+    if isinstance(value, datetime | str):
+        raise TypeError(f"an OCEL number attribute holds {value!r}")
+    return value
 
 
 def iso(value: datetime) -> str:
@@ -154,46 +181,48 @@ def _fill(con: sqlite3.Connection, log: OcelLog) -> None:
         'insert into "object_object" values (?, ?, ?)',
         [(o.id, target, q) for o in objects for target, q in o.relationships],
     )
-    by_type: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    by_type: dict[str, list[tuple[_SqlValue, ...]]] = defaultdict(list)
     for obj in objects:
         by_type[obj.type].extend(_object_rows(obj))
     for name, attrs in OBJECT_TYPES.items():
         _insert(con, f"object_{type_map(name)}", 3 + len(attrs), by_type[name])
 
 
-def _object_rows(obj: OcelObject) -> list[tuple[Any, ...]]:
+def _object_rows(obj: OcelObject) -> list[tuple[_SqlValue, ...]]:
     """The initial row (values of the earliest time) and one row per later value."""
     declared = OBJECT_TYPES[obj.type]
     names = list(declared)
     if not obj.attributes:
         return [(obj.id, sql_time(datetime(1970, 1, 1, tzinfo=UTC)), None, *[None] * len(names))]
     first = min(when for _, _, when in obj.attributes)
-    initial: list[Any] = [None] * len(names)
+    initial: list[_SqlValue] = [None] * len(names)
     later = []
     for name, value, when in sorted(obj.attributes, key=lambda a: a[2]):
         if when == first and initial[names.index(name)] is None:
             initial[names.index(name)] = _sql_value(value, declared[name])
             continue
-        row: list[Any] = [None] * len(names)
+        row: list[_SqlValue] = [None] * len(names)
         row[names.index(name)] = _sql_value(value, declared[name])
         later.append((obj.id, sql_time(when), name, *row))
     return [(obj.id, sql_time(first), None, *initial), *later]
 
 
-def _sql_value(value: Any, declared: str) -> Any:
+def _sql_value(value: OcelValue | None, declared: str) -> _SqlValue:
     if value is None:
         return None
     if declared == "boolean":
         return 1 if value else 0
     if declared == "time":
-        return sql_time(value)
+        return sql_time(_time(value))
     if declared == "float":
-        return float(value)
+        return float(_number(value))
     if declared == "integer":
-        return int(value)
+        return int(_number(value))
     return str(value)
 
 
-def _insert(con: sqlite3.Connection, table: str, width: int, rows: list[tuple[Any, ...]]) -> None:
+def _insert(
+    con: sqlite3.Connection, table: str, width: int, rows: list[tuple[_SqlValue, ...]]
+) -> None:
     marks = ", ".join("?" * width)
     con.executemany(f"insert into {quote_identifier(table)} values ({marks})", rows)

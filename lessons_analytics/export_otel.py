@@ -44,15 +44,29 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 import duckdb
 import orjson
 
 from lessons_analytics import __version__
+from lessons_analytics.documents import OtelExportSummary
+from lessons_analytics.export_rows import (
+    AgentRunRow,
+    HitRow,
+    LessonReadRow,
+    SessionRow,
+    ToolCallRow,
+    rows,
+)
 from lessons_analytics.metrics import Filters, query
 from lessons_analytics.otlp import (
     STATUS_ERROR,
+    Attributes,
+    Event,
+    ResourceSpans,
+    Span,
+    TraceRequest,
     event,
     key_values,
     ns,
@@ -103,7 +117,7 @@ class OtelSummary:
     def events(self) -> int:
         return self.evaluation_events + self.read_events
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> OtelExportSummary:
         return {
             "path": str(self.path) if self.path else None,
             "semconv": SEMCONV_VERSION,
@@ -142,53 +156,64 @@ def write_otel(
 
 def otel_document(
     con: duckdb.DuckDBPyConnection, filters: Filters, *, include_content: bool = False
-) -> tuple[dict[str, Any], OtelSummary]:
+) -> tuple[TraceRequest, OtelSummary]:
     """The ``ExportTraceServiceRequest`` (as a JSON-ready dict) and its summary."""
     summary = OtelSummary()
-    sessions = query(con, "export_sessions", **filters.params()).to_dicts()
+    sessions = rows(query(con, "export_sessions", **filters.params()), SessionRow)
     ids = [s["session_id"] for s in sessions]
-    rows = _Rows(
-        runs=_by_session(query(con, "export_agent_runs", sessions=ids).to_dicts()),
-        calls=_by_session(query(con, "export_tool_calls", sessions=ids).to_dicts()),
-        reads=_by_call(query(con, "export_lesson_reads", sessions=ids).to_dicts()),
-        hits=_by_session(query(con, "hits_list", bases=filters.params()["bases"]).to_dicts()),
+    hits = rows(query(con, "hits_list", bases=filters.params()["bases"]), HitRow)
+    found = _Rows(
+        runs=_by_session(rows(query(con, "export_agent_runs", sessions=ids), AgentRunRow)),
+        calls=_by_session(rows(query(con, "export_tool_calls", sessions=ids), ToolCallRow)),
+        reads=_by_call(rows(query(con, "export_lesson_reads", sessions=ids), LessonReadRow)),
+        hits=_hits_by_session(hits),
     )
-    by_runtime: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_runtime: dict[str, list[Span]] = defaultdict(list)
     for session in sessions:
-        spans = _session_spans(session, rows, include_content, summary)
+        spans = _session_spans(session, found, include_content, summary)
         if spans:
             summary.traces += 1
             by_runtime[session["runtime"] or "unknown"].extend(spans)
     exported = {s["session_id"] for s in sessions if s["started_at"] is not None}
     summary.hits_without_span = sum(
-        len(hits) for sid, hits in rows.hits.items() if sid not in exported
+        len(of_session) for sid, of_session in found.hits.items() if sid not in exported
     )
     return {"resourceSpans": [_resource(rt, by_runtime[rt]) for rt in sorted(by_runtime)]}, summary
 
 
 @dataclass
 class _Rows:
-    runs: dict[str, list[dict[str, Any]]]
-    calls: dict[str, list[dict[str, Any]]]
-    reads: dict[tuple[str, str], list[dict[str, Any]]]
-    hits: dict[str, list[dict[str, Any]]]
+    runs: dict[str, list[AgentRunRow]]
+    calls: dict[str, list[ToolCallRow]]
+    reads: dict[tuple[str, str], list[LessonReadRow]]
+    hits: dict[str | None, list[HitRow]]  # None: hits that name no session
 
 
-def _by_session(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
+_OfSession = TypeVar("_OfSession", AgentRunRow, ToolCallRow)
+
+
+def _by_session(found: list[_OfSession]) -> dict[str, list[_OfSession]]:
+    out: dict[str, list[_OfSession]] = defaultdict(list)
+    for row in found:
         out[row["session_id"]].append(row)
     return out
 
 
-def _by_call(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
-    out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
+def _hits_by_session(hits: list[HitRow]) -> dict[str | None, list[HitRow]]:
+    out: dict[str | None, list[HitRow]] = defaultdict(list)
+    for hit in hits:
+        out[hit["session_id"]].append(hit)
+    return out
+
+
+def _by_call(reads: list[LessonReadRow]) -> dict[tuple[str, str], list[LessonReadRow]]:
+    out: dict[tuple[str, str], list[LessonReadRow]] = defaultdict(list)
+    for row in reads:
         out[(row["session_id"], row["tool_use_id"])].append(row)
     return out
 
 
-def _resource(runtime: str, spans: list[dict[str, Any]]) -> dict[str, Any]:
+def _resource(runtime: str, spans: list[Span]) -> ResourceSpans:
     service = _SERVICES.get(runtime, runtime)
     return {
         "resource": {"attributes": key_values({"service.name": service})},
@@ -204,8 +229,8 @@ def _resource(runtime: str, spans: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _session_spans(
-    session: dict[str, Any], rows: _Rows, include_content: bool, summary: OtelSummary
-) -> list[dict[str, Any]]:
+    session: SessionRow, found: _Rows, include_content: bool, summary: OtelSummary
+) -> list[Span]:
     sid = session["session_id"]
     if session["started_at"] is None:
         summary.sessions_without_time += 1
@@ -215,7 +240,7 @@ def _session_spans(
     runtime = session["runtime"] or "unknown"
     start = ns(session["started_at"])
     end = ns(session["ended_at"]) if session["ended_at"] is not None else start
-    attributes = {
+    attributes: Attributes = {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.provider.name": _PROVIDERS.get(runtime, runtime),
         "gen_ai.agent.name": runtime,
@@ -223,21 +248,21 @@ def _session_spans(
         "lessons.session.active_seconds": float(session["active_seconds"] or 0.0),
         "lessons.session.subagent_runs": int(session["subagent_runs"] or 0),
     }
-    events = [_evaluation(hit, start, summary) for hit in rows.hits.get(sid, [])]
+    events = [_evaluation(hit, start, summary) for hit in found.hits.get(sid, [])]
     spans = [span(trace, root, None, f"invoke_agent {runtime}", start, end, attributes, events)]
     summary.session_spans += 1
-    calls = [c for c in rows.calls.get(sid, []) if _has_time(c, summary)]
+    calls = [c for c in found.calls.get(sid, []) if _has_time(c, summary)]
     call_spans = {c["tool_use_id"]: span_id(sid, "call", c["tool_use_id"]) for c in calls}
-    run_spans = _run_spans(session, rows.runs.get(sid, []), root, call_spans, spans, summary)
+    run_spans = _run_spans(session, found.runs.get(sid, []), root, call_spans, spans, summary)
     for call in calls:
         parent = run_spans.get(call["agent_run_id"], root)
-        reads = rows.reads.get((sid, call["tool_use_id"]), [])
+        reads = found.reads.get((sid, call["tool_use_id"]), [])
         spans.append(_tool_span(trace, call_spans[call["tool_use_id"]], parent, call, reads,
                                 include_content, summary))  # fmt: skip
     return spans
 
 
-def _has_time(call: dict[str, Any], summary: OtelSummary) -> bool:
+def _has_time(call: ToolCallRow, summary: OtelSummary) -> bool:
     if call["called_at"] is None:
         summary.calls_without_time += 1
         return False
@@ -245,11 +270,11 @@ def _has_time(call: dict[str, Any], summary: OtelSummary) -> bool:
 
 
 def _run_spans(
-    session: dict[str, Any],
-    runs: list[dict[str, Any]],
+    session: SessionRow,
+    runs: list[AgentRunRow],
     root: str,
     call_spans: dict[str, str],
-    spans: list[dict[str, Any]],
+    spans: list[Span],
     summary: OtelSummary,
 ) -> dict[str, str]:
     """Append a span per subagent run; returns run id -> span id (main runs: the root)."""
@@ -266,7 +291,7 @@ def _run_spans(
         own = span_id(sid, "run", run["agent_run_id"])
         parent = call_spans.get(run["spawned_by_tool_use_id"] or "", root)
         name = run["agent_type"] or None
-        attributes = {
+        attributes: Attributes = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.provider.name": _PROVIDERS.get(run["runtime"], run["runtime"]),
             "gen_ai.agent.id": run["agent_id"] or run["agent_key"],
@@ -286,11 +311,13 @@ def _tool_span(
     trace: str,
     own: str,
     parent: str,
-    call: dict[str, Any],
-    reads: list[dict[str, Any]],
+    call: ToolCallRow,
+    reads: list[LessonReadRow],
     include_content: bool,
     summary: OtelSummary,
-) -> dict[str, Any]:
+) -> Span:
+    if call["called_at"] is None:  # left out by _has_time
+        raise ValueError(f"tool call {call['tool_use_id']} has no time")
     start = ns(call["called_at"])
     if call["duration_s"] is not None:
         end = start + round(call["duration_s"] * 1e9)
@@ -299,7 +326,7 @@ def _tool_span(
     else:
         end = start
     error = _error_type(call)
-    attributes: dict[str, Any] = {
+    attributes: dict[str, object] = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": call["tool_name"],
         "gen_ai.tool.call.id": call["tool_use_id"],
@@ -312,7 +339,7 @@ def _tool_span(
         attributes["gen_ai.tool.call.arguments"] = redact(call["input_json"] or "") or None
         if error is None and call["has_result"]:
             attributes["gen_ai.tool.call.result"] = redact(call["result_head"] or "") or None
-    events = []
+    events: list[Event] = []
     if reads:
         attributes.update(_read_attributes(reads[0]))
         attributes["lessons.read.count"] = len(reads)
@@ -327,7 +354,7 @@ def _tool_span(
     return out
 
 
-def _error_type(call: dict[str, Any]) -> str | None:
+def _error_type(call: ToolCallRow) -> str | None:
     if call["is_rejected"]:
         return "rejected"
     if call["is_interrupt"]:
@@ -337,7 +364,7 @@ def _error_type(call: dict[str, Any]) -> str | None:
     return "nonzero_exit" if call["exit_code"] not in (None, 0) else "tool_error"
 
 
-def _read_attributes(read: dict[str, Any]) -> dict[str, Any]:
+def _read_attributes(read: LessonReadRow) -> dict[str, object]:
     return {
         "gen_ai.data_source.id": read["base_path"],
         "gen_ai.memory.record.id": read["lesson_id"],
@@ -351,12 +378,12 @@ def _read_attributes(read: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _evaluation(hit: dict[str, Any], session_start: int, summary: OtelSummary) -> dict[str, Any]:
+def _evaluation(hit: HitRow, session_start: int, summary: OtelSummary) -> Event:
     label = hit["recall"]
     summary.evaluation_events += 1
     summary.labels[label] = summary.labels.get(label, 0) + 1
     when = ns(hit["missed_at"]) if hit["missed_at"] is not None else session_start
-    attributes = {
+    attributes: Attributes = {
         "gen_ai.evaluation.name": "lesson_recall",
         "gen_ai.evaluation.score.label": label,
         "gen_ai.evaluation.explanation": _explanation(hit),
@@ -371,7 +398,7 @@ def _evaluation(hit: dict[str, Any], session_start: int, summary: OtelSummary) -
     return event("gen_ai.evaluation.result", when, attributes)
 
 
-def _explanation(hit: dict[str, Any]) -> str:
+def _explanation(hit: HitRow) -> str:
     if hit["recall"] == "recalled":
         return f"body read or id quoted at {_iso(hit['first_recall_at'])}, before the miss"
     if hit["recall"] == "index_only":

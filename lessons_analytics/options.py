@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
 import orjson
 
 from lessons_analytics.settings import Settings
 
-F = TypeVar("F", bound=Callable[..., Any])
+F = TypeVar("F", bound=Callable[..., object])
 
 
 @dataclass
@@ -74,7 +74,7 @@ def filter_options(func: F) -> F:
     return base_option(since_option(until_option(func)))
 
 
-def echo_json(document: Any) -> None:
+def echo_json(document: object) -> None:
     """The single JSON document of a command, on stdout, every string in it redacted (the
     evidence of ``hits``/``recalled`` quotes transcripts)."""
     from lessons_analytics.redact import redact_tree

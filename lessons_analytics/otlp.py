@@ -15,15 +15,95 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import NotRequired, TypedDict
 
-__all__ = ["EPOCH", "SPAN_KIND_INTERNAL", "STATUS_ERROR", "any_value", "event", "key_values",
-           "ns", "span", "span_id", "trace_id"]  # fmt: skip
+__all__ = ["EPOCH", "SPAN_KIND_INTERNAL", "STATUS_ERROR", "AnyValue", "Attributes", "Event",
+           "KeyValue", "ResourceSpans", "Span", "Status", "TraceRequest", "any_value", "event",
+           "key_values", "ns", "span", "span_id", "trace_id"]  # fmt: skip
 
 SPAN_KIND_INTERNAL = 1
 STATUS_ERROR = 2
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+# The OTLP/JSON messages this package writes; the keys are the specification's
+# lowerCamelCase field names.
+
+
+class ArrayValue(TypedDict):
+    values: list[AnyValue]
+
+
+class AnyValue(TypedDict, total=False):
+    """Exactly one member is set."""
+
+    boolValue: bool
+    intValue: str
+    doubleValue: float
+    stringValue: str
+    arrayValue: ArrayValue
+
+
+class KeyValue(TypedDict):
+    key: str
+    value: AnyValue
+
+
+class Event(TypedDict):
+    timeUnixNano: str
+    name: str
+    attributes: list[KeyValue]
+
+
+class Status(TypedDict):
+    code: int
+    message: str
+
+
+class Span(TypedDict):
+    traceId: str
+    spanId: str
+    parentSpanId: NotRequired[str]
+    name: str
+    kind: int
+    startTimeUnixNano: str
+    endTimeUnixNano: str
+    attributes: list[KeyValue]
+    events: NotRequired[list[Event]]
+    status: NotRequired[Status]
+
+
+class Resource(TypedDict):
+    attributes: list[KeyValue]
+
+
+class Scope(TypedDict):
+    name: str
+    version: str
+
+
+class ScopeSpans(TypedDict):
+    scope: Scope
+    spans: list[Span]
+    schemaUrl: str
+
+
+class ResourceSpans(TypedDict):
+    resource: Resource
+    scopeSpans: list[ScopeSpans]
+    schemaUrl: str
+
+
+class TraceRequest(TypedDict):
+    """An ``ExportTraceServiceRequest``."""
+
+    resourceSpans: list[ResourceSpans]
+
+
+# An attribute's value: a bool, int, float or a list of them is typed in OTLP, anything
+# else is written as its string; None is left out.
+Attributes = Mapping[str, object]
 
 
 def span(
@@ -33,34 +113,34 @@ def span(
     name: str,
     start: int,
     end: int,
-    attributes: dict[str, Any],
-    events: list[dict[str, Any]],
-) -> dict[str, Any]:
-    span: dict[str, Any] = {"traceId": trace, "spanId": own}
-    if parent is not None:
-        span["parentSpanId"] = parent
-    span.update(
-        name=name,
-        kind=SPAN_KIND_INTERNAL,
-        startTimeUnixNano=str(start),
-        endTimeUnixNano=str(max(start, end)),
-        attributes=key_values(attributes),
-    )
+    attributes: Attributes,
+    events: list[Event],
+) -> Span:
+    # two literals, so the keys keep the order of the message (parentSpanId after spanId)
+    first, last, values = str(start), str(max(start, end)), key_values(attributes)
+    if parent is None:
+        span: Span = {"traceId": trace, "spanId": own, "name": name, "kind": SPAN_KIND_INTERNAL,
+                      "startTimeUnixNano": first, "endTimeUnixNano": last,
+                      "attributes": values}  # fmt: skip
+    else:
+        span = {"traceId": trace, "spanId": own, "parentSpanId": parent, "name": name,
+                "kind": SPAN_KIND_INTERNAL, "startTimeUnixNano": first, "endTimeUnixNano": last,
+                "attributes": values}  # fmt: skip
     if events:
         span["events"] = events
     return span
 
 
-def event(name: str, when: int, attributes: dict[str, Any]) -> dict[str, Any]:
+def event(name: str, when: int, attributes: Attributes) -> Event:
     return {"timeUnixNano": str(when), "name": name, "attributes": key_values(attributes)}
 
 
-def key_values(values: dict[str, Any]) -> list[dict[str, Any]]:
+def key_values(values: Attributes) -> list[KeyValue]:
     """OTLP KeyValue list; null values are left out (OTLP has no null)."""
     return [{"key": k, "value": any_value(v)} for k, v in values.items() if v is not None]
 
 
-def any_value(value: Any) -> dict[str, Any]:
+def any_value(value: object) -> AnyValue:
     if isinstance(value, bool):
         return {"boolValue": value}
     if isinstance(value, int):

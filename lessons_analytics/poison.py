@@ -26,7 +26,6 @@ import binascii
 import re
 import unicodedata
 from collections.abc import Iterator
-from typing import Any
 
 import yaml
 
@@ -321,7 +320,7 @@ def _front_matter_values(text: str) -> Iterator[tuple[int, str]]:
             yield line, string
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Any
 
 import duckdb
 import polars as pl
@@ -77,7 +76,7 @@ def check_statement(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         )
 
 
-def run_user_sql(path: Path, sql: str, params: dict[str, Any]) -> pl.DataFrame:
+def run_user_sql(path: Path, sql: str, params: dict[str, object]) -> pl.DataFrame:
     """The rows of ``sql`` (one SELECT) run in the sandbox, ``params`` bound."""
     con = connect_sandboxed(path)
     try:

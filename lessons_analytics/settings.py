@@ -109,7 +109,7 @@ class Retro:
     """``[retro]``: the pattern table of ``retro`` (keys of ``retro.patterns``), as given;
     ``load_patterns`` checks it once when the settings are built."""
 
-    table: Mapping[str, Any] = field(default_factory=lambda: types.MappingProxyType({}))
+    table: Mapping[str, object] = field(default_factory=lambda: types.MappingProxyType({}))
 
     def patterns(self) -> Patterns:
         from lessons_analytics.retro.patterns import load_patterns
@@ -144,24 +144,26 @@ class Settings:
         """The configured transcript folders, else the runtimes' default folders that exist."""
         return list(self.paths.sources) or [p for p in default_sources() if p.exists()]
 
-    def with_overrides(self, origin: str, **values: Any) -> Settings:
+    def with_overrides(self, origin: str, **values: object) -> Settings:
         """These settings with ``key=value`` overrides from the command line (``None`` values
         are options not given and change nothing). Keys are dotted names with ``__`` for the
         dot, named as in the file: ``thresholds__gap_cap_s``, ``report_dir``, ``mark``."""
-        raw: dict[str, Any] = {}
+        raw: dict[str, object] = {}
+        sections: dict[str, dict[str, object]] = {}
         for key, value in values.items():
             if value is None:
                 continue
             section, _, name = key.partition("__")
             if name:
-                raw.setdefault(section, {})[name] = value
+                raw[section] = sections.setdefault(section, {})
+                sections[section][name] = value
             else:
                 raw[section] = value
         if not raw:
             return self
         return _apply(self, _flat(raw), origin, None)
 
-    def entries(self) -> list[tuple[str, Any, str]]:
+    def entries(self) -> list[tuple[str, object, str]]:
         """(key as in the file, value, origin) of every setting, in declaration order."""
         out = []
         for key, value in _walk(self):
@@ -200,15 +202,6 @@ def query_params(thresholds: Thresholds) -> dict[str, float]:
     }
 
 
-def valid_keys() -> list[str]:
-    """Every key a file may set, dotted (``thresholds.gap_cap_s``); ``retro.*`` stands for the
-    pattern table of ``retro``."""
-    keys = list(_TOP)
-    for section, cls in _SECTIONS.items():
-        keys += [f"{section}.{name}" for name in _names(cls)]
-    return [*keys, "retro.*"]
-
-
 def build_settings(
     config_path: Path | None = None,
     *,
@@ -233,7 +226,7 @@ def build_settings(
     return settings
 
 
-def settings_from(data: Mapping[str, Any], origin: str = "caller") -> Settings:
+def settings_from(data: Mapping[str, object], origin: str = "caller") -> Settings:
     """Settings from a mapping shaped like the file (``{"thresholds": {"gap_cap_s": 60}}``)
     over the defaults, checked like the file: for the Python API and tests."""
     settings = _apply(Settings(), _flat(data, origin), origin, None)
@@ -253,7 +246,7 @@ def _check_retro(settings: Settings) -> None:
         raise ConfigError(f"{', '.join(where)}: {exc}") from exc
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path) -> dict[str, object]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -261,10 +254,10 @@ def _read(path: Path) -> dict[str, Any]:
     return _flat(data, str(path))
 
 
-def _flat(data: Mapping[str, Any], where: str = "command line") -> dict[str, Any]:
+def _flat(data: Mapping[str, object], where: str = "command line") -> dict[str, object]:
     """``{"thresholds": {"gap_cap_s": 60}}`` -> ``{"thresholds.gap_cap_s": 60}``, refusing
     unknown keys."""
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in data.items():
         if key == "retro":
             if not isinstance(value, dict):
@@ -318,7 +311,7 @@ def _apply_env(settings: Settings, env: Mapping[str, str]) -> Settings:
         key = var.removeprefix(ENV_PREFIX).lower()
         section, _, name = key.partition("__")
         text = env[var]
-        value: Any
+        value: object
         if not name and section in ("sources", "bases"):
             value = [p for p in text.split(os.pathsep) if p]
         else:
@@ -334,25 +327,29 @@ def _apply_env(settings: Settings, env: Mapping[str, str]) -> Settings:
     return settings
 
 
-def _env_value(text: str) -> Any:
+def _env_value(text: str) -> object:
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        value: object = tomllib.loads(f"v = {text}")["v"]
+        return value
     except tomllib.TOMLDecodeError:
         return text
 
 
-def _apply(settings: Settings, flat: Mapping[str, Any], origin: str, here: Path | None) -> Settings:
+def _apply(
+    settings: Settings, flat: Mapping[str, object], origin: str, here: Path | None
+) -> Settings:
     origins = dict(settings.origins)
     for dotted, raw in flat.items():
         section, _, name = dotted.partition(".")
-        current = getattr(settings, section)
         if section == "retro":
-            merged = {**current.table, **raw}
-            value: Any = Retro(types.MappingProxyType(merged))
+            if not isinstance(raw, Mapping):  # _flat lets only a table through
+                raise ConfigError(f"{origin}: [retro] must be a table")
+            merged = {**settings.retro.table, **raw}
             for key in raw:
                 origins[f"retro.{key}"] = origin
-            settings = replace(settings, retro=value)
+            settings = replace(settings, retro=Retro(types.MappingProxyType(merged)))
             continue
+        current = getattr(settings, section)
         if not name:
             settings = replace(settings, **{section: _typed(Settings, section, raw, origin, here)})
         else:
@@ -362,8 +359,10 @@ def _apply(settings: Settings, flat: Mapping[str, Any], origin: str, here: Path 
     return replace(settings, origins=origins)
 
 
-def _typed(cls: type, name: str, value: Any, where: str, here: Path | None) -> Any:
-    """``value`` checked against the declared type of ``cls.name``."""
+def _typed(cls: type, name: str, value: object, where: str, here: Path | None) -> Any:
+    """``value`` checked against the declared type of ``cls.name``. The return type is
+    open on purpose: the value has the type of a field named at run time, which the
+    checker cannot follow into ``dataclasses.replace``; the checks below hold it."""
     hint = typing.get_type_hints(cls)[name]
     args = set(typing.get_args(hint))
     if hint is bool:
@@ -386,9 +385,14 @@ def _typed(cls: type, name: str, value: Any, where: str, here: Path | None) -> A
         return value
     if hint == tuple[Path, ...]:
         items = [value] if isinstance(value, str | Path) else value
-        if not isinstance(items, list | tuple) or not all(isinstance(v, str | Path) for v in items):
+        paths = (
+            [v for v in items if isinstance(v, str | Path)]
+            if isinstance(items, list | tuple)
+            else []
+        )
+        if not isinstance(items, list | tuple) or len(paths) != len(items):
             raise ConfigError(f"{where} {name} must be a path or a list of paths, not {value!r}")
-        return tuple(_path(here, v) for v in items)
+        return tuple(_path(here, v) for v in paths)
     if hint is Path or (Path in args and type(None) in args):
         if not isinstance(value, str | Path):
             raise ConfigError(f"{where} {name} must be a path, not {value!r}")
@@ -401,7 +405,7 @@ def _path(here: Path | None, text: str | Path) -> Path:
     return path if path.is_absolute() or here is None else here / path
 
 
-def _walk(settings: Settings) -> Iterator[tuple[str, Any]]:
+def _walk(settings: Settings) -> Iterator[tuple[str, object]]:
     for f in fields(Settings):
         if f.name in ("origins", "config_path"):
             continue

@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
 
 import sqlglot
 from sqlglot import exp
@@ -28,6 +29,10 @@ from sqlglot.errors import ErrorLevel
 
 from lessons_analytics import exchange, sqlfiles, transform
 from lessons_analytics.schema import BASE_TABLES, RAW_TABLES
+
+if TYPE_CHECKING:  # the spark extra (mypy without it: unknown types, left unchecked)
+    import pyarrow
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 _PARAM = re.compile(r"\$([a-z_]+)")
 
@@ -50,7 +55,7 @@ PARAM_TYPES: dict[str, str] = {
 }
 
 
-def session(master: str = "local[2]", app_name: str = "lessons-analytics") -> Any:
+def session(master: str = "local[2]", app_name: str = "lessons-analytics") -> SparkSession:
     """A SparkSession set as the analyses need: UTC session time zone, few shuffle
     partitions (the marts are small), non-ANSI arithmetic as DuckDB's (x / 0 is null)."""
     from pyspark.sql import SparkSession
@@ -174,7 +179,9 @@ def portable_problems(sql: str) -> list[str]:
 # ---------------------------------------------------------------- the contract as views
 
 
-def _spark_type(dtype: Any) -> str:
+def _spark_type(dtype: object) -> str:
+    """The Spark type of a polars dtype of the raw schema (a class such as ``pl.Int64`` or an
+    instance such as ``pl.Datetime("us", "UTC")``)."""
     import polars as pl
 
     if dtype == pl.String:
@@ -194,11 +201,13 @@ def _spark_type(dtype: Any) -> str:
     raise TypeError(dtype)
 
 
-def _schema(columns: dict[str, Any]) -> str:
+def _schema(columns: Mapping[str, object]) -> str:
     return ", ".join(f"`{name}` {_spark_type(dtype)}" for name, dtype in columns.items())
 
 
-def _read_table(spark: Any, folders: list[Path], table: str, columns: dict[str, Any]) -> Any:
+def _read_table(
+    spark: SparkSession, folders: list[Path], table: str, columns: Mapping[str, object]
+) -> DataFrame:
     """One raw table from every export, with the ``machine`` it came from."""
     from pyspark.sql import functions as F
 
@@ -222,7 +231,7 @@ def _read_table(spark: Any, folders: list[Path], table: str, columns: dict[str, 
     return result
 
 
-def register_contract(spark: Any, folders: list[Path]) -> list[str]:
+def register_contract(spark: SparkSession, folders: list[Path]) -> list[str]:
     """Temp views named after the raw tables, combining the exports in ``folders``."""
     from pyspark.sql import functions as F
 
@@ -272,7 +281,7 @@ def register_contract(spark: Any, folders: list[Path]) -> list[str]:
     return [*RAW_TABLES, *BASE_TABLES]
 
 
-def _materialize(frame: Any, name: str) -> None:
+def _materialize(frame: DataFrame, name: str) -> None:
     """Keep once computed (the layers read each model several times) and cut the lineage,
     so a mart's plan starts from the models it reads instead of repeating the whole chain
     (kept plans grow until the driver runs out of memory). Computed on first use."""
@@ -282,7 +291,7 @@ def _materialize(frame: Any, name: str) -> None:
 # ---------------------------------------------------------------- layers and queries
 
 
-def build(spark: Any) -> list[str]:
+def build(spark: SparkSession) -> list[str]:
     """Every model of ``sql/`` in build order: staging as views, the rest computed once."""
     names = []
     for path in sqlfiles.layer_files():
@@ -296,16 +305,16 @@ def build(spark: Any) -> list[str]:
     return names
 
 
-def query(spark: Any, name: str, **params: Any) -> Any:
+def query(spark: SparkSession, name: str, **params: object) -> pyarrow.Table:
     """Run ``queries/<name>.sql`` on Spark, binding the parameters it names (absent: null);
     returns the rows as a pyarrow Table."""
     return run_sql(spark, sqlfiles.load(name), params)
 
 
-def run_sql(spark: Any, sql: str, params: dict[str, Any]) -> Any:
+def run_sql(spark: SparkSession, sql: str, params: Mapping[str, object]) -> pyarrow.Table:
     from pyspark.sql import functions as F
 
-    args: dict[str, Any] = {}
+    args: dict[str, Column] = {}
     for name in sorted(set(_PARAM.findall(sql))):
         value = params.get(name)
         if isinstance(value, datetime) and value.tzinfo is None:
@@ -317,7 +326,7 @@ def run_sql(spark: Any, sql: str, params: dict[str, Any]) -> Any:
     return spark.sql(to_spark(sql), args=args).toArrow()
 
 
-def analyse(folders: list[Path], sql: str, params: dict[str, Any]) -> Any:
+def analyse(folders: list[Path], sql: str, params: Mapping[str, object]) -> pyarrow.Table:
     """One query over the exports in ``folders``: a session, the contract, the layers."""
     spark = session()
     register_contract(spark, folders)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -26,11 +26,14 @@ from lessons_analytics import exchange
 from lessons_analytics.load import SourceFile, discover, load_files, now_utc
 from lessons_analytics.schema import RAW_TABLES, Batch, Columns, FileRow
 
+if TYPE_CHECKING:  # the spark extra (mypy without it: an unknown type, left unchecked)
+    from pyspark.sql import SparkSession
+
 MANIFEST = "table string, file string, rows bigint"
 
 
 def parse_to_contract(
-    spark: Any, sources: list[Path], out: Path, machine: str, files_per_task: int = 16
+    spark: SparkSession, sources: list[Path], out: Path, machine: str, files_per_task: int = 16
 ) -> dict[str, int]:
     """Parse every transcript under ``sources`` on Spark into ``out``; rows per table."""
     found = discover(sources)
@@ -71,16 +74,18 @@ def parse_batch(batch: pa.RecordBatch, out: str, machine: str, loaded_at: str) -
         states.add(state)
     parsed.tables["raw_files"] = states
     tag = hashlib.blake2b("\n".join(s.path for s in sources).encode(), digest_size=8).hexdigest()
-    written: dict[str, list[Any]] = {"table": [], "file": [], "rows": []}
+    tables: list[str] = []
+    files: list[str] = []
+    counts: list[int] = []
     for table, columns in parsed.tables.items():
         if not len(columns):
             continue
         for path, rows in _write(columns.frame().to_arrow(), Path(out) / table, machine, tag):
-            written["table"].append(table)
-            written["file"].append(path)
-            written["rows"].append(rows)
+            tables.append(table)
+            files.append(path)
+            counts.append(rows)
     return pa.RecordBatch.from_pydict(
-        written,
+        {"table": tables, "file": files, "rows": counts},
         schema=pa.schema([("table", pa.string()), ("file", pa.string()), ("rows", pa.int64())]),
     )
 

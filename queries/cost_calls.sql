@@ -28,9 +28,9 @@ calls as (
 scoped as (
     select calls.*,
     from calls
-    where $bases is null or exists (
-        select 1, from dim_session_bases as links
-        where links.session_id = calls.session_id and list_contains($bases, links.base_path)
+    where $bases is null or session_id in (
+        select session_id, from dim_session_scope
+        where list_contains($bases, base_path)
     )
 )
 

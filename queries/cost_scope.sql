@@ -13,16 +13,14 @@
 with
 
 sessions as (
-    select *, from fct_sessions
+    select distinct
+        session_id,
+        started_at,
+    from dim_session_scope
     where
-        ($since is null or started_at >= $since)
+        ($bases is null or list_contains($bases, base_path))
+        and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
-        and ($bases is null or exists (
-            select 1, from dim_session_bases as links
-            where
-                links.session_id = fct_sessions.session_id
-                and list_contains($bases, links.base_path)
-        ))
 ),
 
 gaps as (

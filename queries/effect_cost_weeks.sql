@@ -9,15 +9,15 @@ with
 
 sessions as (
     select
-        links.base_path,
-        links.session_id,
-        s.started_at,
-    from dim_session_bases as links
-    inner join fct_sessions as s using (session_id)
+        base_path,
+        session_id,
+        started_at,
+    from dim_session_scope
     where
-        ($bases is null or list_contains($bases, links.base_path))
-        and ($since is null or s.started_at >= $since)
-        and ($until is null or s.started_at < $until)
+        base_path is not null
+        and ($bases is null or list_contains($bases, base_path))
+        and ($since is null or started_at >= $since)
+        and ($until is null or started_at < $until)
 )
 
 select

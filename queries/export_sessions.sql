@@ -12,8 +12,11 @@ sessions as (
 ),
 
 in_scope as (
-    select distinct session_id, from dim_session_bases
-    where list_contains($bases, base_path)
+    select distinct session_id, from dim_session_scope
+    where
+        ($bases is null or list_contains($bases, base_path))
+        and ($since is null or started_at >= $since)
+        and ($until is null or started_at < $until)
 )
 
 select
@@ -26,8 +29,5 @@ select
     active_seconds,
     cwd,
 from sessions
-where
-    ($bases is null or session_id in (select session_id, from in_scope))
-    and ($since is null or started_at >= $since)
-    and ($until is null or started_at < $until)
+where session_id in (select session_id, from in_scope)
 order by started_at nulls last, session_id

@@ -76,7 +76,7 @@ prev_words as (
 ),
 
 in_scope as (
-    select distinct session_id, from dim_session_bases
+    select distinct session_id, from dim_session_scope
     where list_contains($bases, base_path)
 ),
 

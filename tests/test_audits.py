@@ -159,13 +159,15 @@ def test_check_warehouse_passes_then_flags_a_corrupted_copy(demo_db: Path, tmp_p
     assert [(a["model"], a["audit"], a["failing_rows"]) for a in failed] == [
         ("fct_messages", "input_tokens >= 0", 1),
         ("fct_sessions", "unique (session_id)", 1),
+        # the scope view reads fct_sessions, so it shows the copy as well
+        ("dim_session_scope", "unique (session_id, base_path)", 1),
     ]
     assert failed[1]["sample"] == {"session_id": first[0], "copies": 2}
-    assert document["totals"]["failed"] == 2
+    assert document["totals"]["failed"] == 3
     table = runner.invoke(cli, ["--db", str(bad), "check-warehouse"])
     assert table.exit_code == 1
     assert "fct_sessions" in table.output and f"session_id={first[0]}, copies=2" in table.output
-    assert table.output.rstrip().endswith("audits passed, 2 failed")
+    assert table.output.rstrip().endswith("audits passed, 3 failed")
 
 
 def test_check_warehouse_without_a_warehouse(tmp_path: Path) -> None:

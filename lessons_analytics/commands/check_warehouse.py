@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 import click
 
 from lessons_analytics import warehouse
 from lessons_analytics.audits import AuditResult, run_audits
+from lessons_analytics.documents import AuditRow, CheckWarehouseDocument
 from lessons_analytics.options import AppContext, echo_json, json_option
 from lessons_analytics.tables import grid
 
 
-def audit_document(results: list[AuditResult]) -> dict[str, Any]:
+def audit_document(results: list[AuditResult]) -> CheckWarehouseDocument:
     failed = [r for r in results if not r.ok]
     return {
         "schema": "lessons-analytics/check-warehouse/1",
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "audits": [r.to_dict() for r in results],
+        "audits": [_row(r) for r in results],
         "totals": {"audits": len(results), "passed": len(results) - len(failed),
                    "failed": len(failed)},
     }  # fmt: skip
@@ -54,7 +54,12 @@ def check_warehouse_cmd(app: AppContext, as_json: bool) -> None:
         raise click.exceptions.Exit(1)
 
 
-def _sample(sample: dict[str, Any] | None) -> str:
+def _row(result: AuditResult) -> AuditRow:
+    return {"model": result.model, "audit": result.audit, "failing_rows": result.failing_rows,
+            "sample": result.sample, "ok": result.ok}  # fmt: skip
+
+
+def _sample(sample: dict[str, object] | None) -> str:
     if not sample:
         return ""
     return ", ".join(f"{k}={v}" for k, v in sample.items())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -11,7 +10,7 @@ from lessons_analytics.options import AppContext, echo_json, json_option
 from lessons_analytics.settings import CONFIG_ENV, ENV_PREFIX
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, tuple | list):
@@ -19,7 +18,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     if value is None:
         return "-"
     if isinstance(value, tuple | list):

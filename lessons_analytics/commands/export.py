@@ -7,10 +7,10 @@ one run may write several.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
+from lessons_analytics.documents import ExportDocument, ParquetExportSummary
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
 
 
@@ -74,13 +74,11 @@ def export_cmd(
         raise click.UsageError("name at least one format: --parquet DIR, --otel FILE, --ocel FILE")
     if ocel_file is not None and ocel_file.suffix.lower() not in _OCEL_SUFFIXES:
         raise click.BadParameter("FILE must end in .json or .sqlite", param_hint="--ocel")
-    document: dict[str, Any] = {"schema": "lessons-analytics/export/1"}
+    document: ExportDocument = {"schema": "lessons-analytics/export/1"}
     if parquet_dir is not None:
         document["parquet"] = _parquet(app, parquet_dir, machine)
     if otel_file is not None or ocel_file is not None:
-        document.update(
-            _traces_and_logs(app, otel_file, otel_content, ocel_file, bases, since, until)
-        )
+        _traces_and_logs(app, document, otel_file, otel_content, ocel_file, bases, since, until)
     if as_json:
         echo_json(document)
     elif not app.quiet and "parquet" in document:
@@ -94,7 +92,7 @@ def export_cmd(
             click.echo(line)
 
 
-def _parquet(app: AppContext, out: Path, machine: str | None) -> dict[str, Any]:
+def _parquet(app: AppContext, out: Path, machine: str | None) -> ParquetExportSummary:
     from lessons_analytics.exchange import export_parquet, machine_name
 
     name = machine_name(machine or app.settings.machine)
@@ -106,34 +104,34 @@ _OCEL_SUFFIXES = (".json", ".jsonocel", ".sqlite", ".sqlite3", ".db")
 
 def _traces_and_logs(
     app: AppContext,
+    document: ExportDocument,
     otel_file: Path | None,
     otel_content: bool,
     ocel_file: Path | None,
     bases: tuple[Path, ...],
     since: str | None,
     until: str | None,
-) -> dict[str, Any]:
+) -> None:
+    """Write the --otel and --ocel files; their summaries go into ``document``."""
     from lessons_analytics import warehouse
     from lessons_analytics.commands.common import filters as window_filters
     from lessons_analytics.export_ocel import build_ocel, write_ocel
     from lessons_analytics.export_otel import write_otel
 
-    out: dict[str, Any] = {}
     con = warehouse.connect(app.db_path, read_only=True)
     try:
         filters = window_filters(con, bases, since, until)
         if otel_file is not None:
-            out["otel"] = write_otel(
+            document["otel"] = write_otel(
                 con, otel_file, filters, include_content=otel_content
             ).document()
         if ocel_file is not None:
-            out["ocel"] = write_ocel(build_ocel(con, filters), ocel_file).document()
+            document["ocel"] = write_ocel(build_ocel(con, filters), ocel_file).document()
     finally:
         con.close()
-    return out
 
 
-def _summary_lines(document: dict[str, Any]) -> list[str]:
+def _summary_lines(document: ExportDocument) -> list[str]:
     lines = []
     if "otel" in document:
         o = document["otel"]
@@ -148,7 +146,7 @@ def _summary_lines(document: dict[str, Any]) -> list[str]:
             f"{c['event_object_relationships'] + c['object_object_relationships']} "
             f"relationships ({c['layout']}) → {c['path']}"
         )
-    for fmt in ("otel", "ocel"):
-        for reason, count in document.get(fmt, {}).get("skipped", {}).items():
+    for fmt, part in (("otel", document.get("otel")), ("ocel", document.get("ocel"))):
+        for reason, count in (part["skipped"] if part else {}).items():
             lines.append(f"{fmt}: left out {count} ({reason.replace('_', ' ')})")
     return lines

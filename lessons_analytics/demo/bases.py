@@ -158,10 +158,6 @@ def render_index(base: Base) -> str:
     return "\n".join(out) + "\n"
 
 
-def active_heading_line(index_text: str) -> int:
-    return index_text.split("\n").index("## Active") + 1
-
-
 def old_journal(spec: LessonSpec, rng: random.Random) -> list[str]:
     """Pre-demo hits of a long-lived lesson: their sessions are older than any transcript kept."""
     start = date.fromisoformat(spec.created)

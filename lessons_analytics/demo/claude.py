@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from . import shell
 from .plan import Act, Session, Sub
@@ -36,7 +36,7 @@ BASH_LIMIT = 30000
 class _Run:
     """One agent run's chain: the main conversation or one subagent."""
 
-    lines: list[dict[str, Any]]
+    lines: list[dict[str, object]]
     parent: str | None = None
     sidechain: bool = False
     agent_id: str | None = None
@@ -48,7 +48,7 @@ class ClaudeWriter:
     s: Session
     projects: Path
     main: _Run = field(default_factory=lambda: _Run([]))
-    extra_files: dict[Path, list[dict[str, Any]]] = field(default_factory=dict)
+    extra_files: dict[Path, list[dict[str, object]]] = field(default_factory=dict)
     text_files: dict[Path, str] = field(default_factory=dict)
     s_t: datetime = field(init=False)
 
@@ -59,9 +59,9 @@ class ClaudeWriter:
     def dir(self) -> Path:
         return self.projects / slugify_path(self.s.cwd)
 
-    def _env(self, run: _Run, kind: str) -> dict[str, Any]:
+    def _env(self, run: _Run, kind: str) -> dict[str, object]:
         s = self.s
-        rec: dict[str, Any] = {
+        rec: dict[str, object] = {
             "parentUuid": run.parent,
             "isSidechain": run.sidechain,
             "userType": "external",
@@ -78,23 +78,23 @@ class ClaudeWriter:
         rec["type"] = kind
         return rec
 
-    def _push(self, run: _Run, rec: dict[str, Any]) -> str:
+    def _push(self, run: _Run, rec: dict[str, object]) -> str:
         rec["uuid"] = new_uuid(self.rng)
         rec["timestamp"] = iso_ms(self.s_t)
         run.lines.append(rec)
-        run.parent = rec["uuid"]
-        return str(rec["uuid"])
+        run.parent = str(rec["uuid"])
+        return run.parent
 
     def _tick(self, low: float, high: float) -> None:
         self.s_t = clock_after(self.s_t, self.rng, low, high)
 
-    def user(self, run: _Run, content: Any, extra: dict[str, Any] | None = None) -> str:
+    def user(self, run: _Run, content: object, extra: dict[str, object] | None = None) -> str:
         rec = self._env(run, "user")
         rec["message"] = {"role": "user", "content": content}
         rec.update(extra or {})
         return self._push(run, rec)
 
-    def assistant(self, run: _Run, blocks: list[dict[str, Any]], stop: str) -> str:
+    def assistant(self, run: _Run, blocks: list[dict[str, object]], stop: str) -> str:
         """One API response written as one line per content block, sharing message.id."""
         msg_id, req = "msg_01" + b62(self.rng, 22), "req_011C" + b62(self.rng, 20)
         final = self.rng.randint(40, 900)
@@ -128,19 +128,25 @@ class ClaudeWriter:
                 self._tick(0.2, 1.5)
         return uid
 
-    def result(self, run: _Run, tool_id: str, content: Any, error: bool, tur: Any, src: str) -> str:
-        block: dict[str, Any] = {"tool_use_id": tool_id, "type": "tool_result", "content": content}
+    def result(
+        self, run: _Run, tool_id: str, content: object, error: bool, tur: object, src: str
+    ) -> str:
+        block: dict[str, object] = {
+            "tool_use_id": tool_id,
+            "type": "tool_result",
+            "content": content,
+        }
         if error:
             block["is_error"] = True
-        extra: dict[str, Any] = {"toolUseResult": tur}
+        extra: dict[str, object] = {"toolUseResult": tur}
         if self.s.era == "2.1":
             extra["sourceToolAssistantUUID"] = src
         return self.user(run, [block], extra)
 
-    def _call(self, run: _Run, act: Act, name: str, inp: dict[str, Any]) -> tuple[str, str]:
+    def _call(self, run: _Run, act: Act, name: str, inp: Mapping[str, object]) -> tuple[str, str]:
         self._tick(2, 9)
         tool_id = "toolu_01" + b62(self.rng, 22)
-        blocks: list[dict[str, Any]] = []
+        blocks: list[dict[str, object]] = []
         if self.rng.random() < 0.2:
             blocks.append({"type": "text", "text": _lead_in(name, inp)})
         blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": inp})
@@ -189,7 +195,7 @@ class ClaudeWriter:
         )
 
     def read(self, run: _Run, act: Act) -> None:
-        inp: dict[str, Any] = {"file_path": act.path}
+        inp: dict[str, object] = {"file_path": act.path}
         if act.offset is not None:
             inp["offset"] = act.offset
         if act.limit is not None:
@@ -253,9 +259,9 @@ class ClaudeWriter:
         start = child.lines[0]["timestamp"]
         self._tick(1, 3)
         text = [{"type": "text", "text": sub.final}]
-        tur: dict[str, Any] = {
+        tur: dict[str, object] = {
             "content": text,
-            "totalDurationMs": _ms_between(start, iso_ms(self.s_t)),
+            "totalDurationMs": _ms_between(str(start), iso_ms(self.s_t)),
             "totalTokens": self.rng.randint(8000, 40000),
             "totalToolUseCount": len(sub.acts),
             "usage": {"input_tokens": 12},
@@ -286,7 +292,10 @@ class ClaudeWriter:
                 path = self.dir / f"agent-{agent_id}.jsonl"
             else:
                 path = self.dir / self.s.sid / "subagents" / f"agent-{agent_id}.jsonl"
-                meta: dict[str, Any] = {"agentType": sub.agent_type, "description": sub.description}
+                meta: dict[str, object] = {
+                    "agentType": sub.agent_type,
+                    "description": sub.description,
+                }
                 if self.s.version != "2.1.17":
                     meta["toolUseId"] = tool_id
                 self.text_files[path.with_suffix(".meta.json")] = dumps(meta) + "\n"
@@ -334,14 +343,14 @@ class ClaudeWriter:
                     }[act.kind],
                 )(run, act)
 
-    def write(self, replay: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    def write(self, replay: list[dict[str, object]] | None = None) -> list[dict[str, object]]:
         """Render the whole session; return the main file's records (for resumes)."""
         self.s_t = self.s.start
         head = self._opening()
         if replay:
             for rec in replay:  # a resumed session re-writes old lines: same uuid, new sessionId
                 self.main.lines.append({**rec, "sessionId": self.s.sid})
-            self.main.parent = replay[-1]["uuid"]
+            self.main.parent = str(replay[-1]["uuid"])
         self.play(self.main, self.s.acts)
         self.s.end = self.s_t
         self._closing(head)
@@ -353,8 +362,8 @@ class ClaudeWriter:
             path.write_text(text, encoding="utf-8")
         return self.main.lines
 
-    def _opening(self) -> list[dict[str, Any]]:
-        head: list[dict[str, Any]] = []
+    def _opening(self) -> list[dict[str, object]]:
+        head: list[dict[str, object]] = []
         s, rng = self.s, self.rng
         if s.era == "2.1" and rng.random() < 0.5:
             head.append(
@@ -378,11 +387,9 @@ class ClaudeWriter:
             self._push(self.main, rec)
         return head
 
-    def _closing(self, head: list[dict[str, Any]]) -> None:
+    def _closing(self, head: list[dict[str, object]]) -> None:
         s, rng, lines = self.s, self.rng, self.main.lines
-        prompts = [
-            r for r in lines if r.get("type") == "user" and isinstance(r["message"]["content"], str)
-        ]
+        prompts = [r for r in lines if r.get("type") == "user" and isinstance(_content(r), str)]
         if s.era != "1.0" and prompts and rng.random() < 0.5:
             snap = {
                 "messageId": prompts[0]["uuid"],
@@ -401,7 +408,7 @@ class ClaudeWriter:
         if s.era == "2.0" and len(prompts) > 1 and rng.random() < 0.2:
             at = lines.index(prompts[1])
             ts = prompts[1]["timestamp"]
-            content = [{"type": "text", "text": prompts[1]["message"]["content"]}]
+            content = [{"type": "text", "text": _content(prompts[1])}]
             lines.insert(
                 at,
                 {
@@ -422,7 +429,7 @@ class ClaudeWriter:
                 },
             )
         if s.era != "2.1" and rng.random() < 0.3:
-            title = str(prompts[0]["message"]["content"])[:60] if prompts else "Session"
+            title = str(_content(prompts[0]))[:60] if prompts else "Session"
             head.append(
                 {"type": "summary", "summary": title, "leafUuid": lines[-1].get("uuid", "")}
             )
@@ -430,14 +437,14 @@ class ClaudeWriter:
             self._closing_21(prompts)
         lines[:0] = head
 
-    def _closing_21(self, prompts: list[dict[str, Any]]) -> None:
+    def _closing_21(self, prompts: list[dict[str, object]]) -> None:
         s, lines = self.s, self.main.lines
         if self.rng.random() < 0.5 and s.acts[-1].result != "none":
             rec = self._env(self.main, "system")
             rec.update(
                 {
                     "subtype": "turn_duration",
-                    "durationMs": _ms_between(lines[0].get("timestamp", ""), iso_ms(self.s_t)),
+                    "durationMs": _ms_between(str(lines[0].get("timestamp", "")), iso_ms(self.s_t)),
                     "messageCount": len(lines),
                     "isMeta": False,
                 }
@@ -447,12 +454,12 @@ class ClaudeWriter:
             lines.append(
                 {
                     "type": "ai-title",
-                    "aiTitle": str(prompts[0]["message"]["content"])[:50],
+                    "aiTitle": str(_content(prompts[0]))[:50],
                     "sessionId": s.sid,
                 }
             )
         if prompts:
-            last = str(prompts[-1]["message"]["content"])
+            last = str(_content(prompts[-1]))
             lines.append(
                 {
                     "type": "last-prompt",
@@ -521,7 +528,13 @@ def _nick(sid: str) -> str:
     return f"{words[n % 8]}-{words[(n >> 3) % 8]}-{names[(n >> 6) % 8]}"
 
 
-def _lead_in(name: str, inp: dict[str, Any]) -> str:
+def _content(rec: dict[str, object]) -> object:
+    """``message.content`` of a transcript line (None when it has no message)."""
+    message = rec.get("message")
+    return message.get("content") if isinstance(message, dict) else None
+
+
+def _lead_in(name: str, inp: Mapping[str, object]) -> str:
     if name == "Read":
         return f"Let me read {Path(str(inp['file_path'])).name}."
     if name == "Bash":

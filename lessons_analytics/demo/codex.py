@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
 
 from .plan import Act, Session
 from .util import b62, clock_after, hex_id, iso_ms, write_jsonl
@@ -24,7 +24,7 @@ def rollout_path(sessions: Path, s: Session) -> Path:
     return sessions / local.strftime("%Y/%m/%d") / name
 
 
-def _text(role: str, text: str) -> dict[str, Any]:
+def _text(role: str, text: str) -> dict[str, object]:
     kind = "output_text" if role == "assistant" else "input_text"
     return {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
 
@@ -41,13 +41,13 @@ class CodexWriter:
     def __init__(self, rng: random.Random, s: Session, sessions: Path) -> None:
         self.rng, self.s, self.sessions = rng, s, sessions
         self.t = s.start
-        self.lines: list[dict[str, Any]] = []
+        self.lines: list[dict[str, object]] = []
         self.turn = ""
         self.total = 0
         self.local_shell_done = False
 
-    def _line(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-        rec = {"timestamp": iso_ms(self.t), "type": kind, "payload": payload}
+    def _line(self, kind: str, payload: Mapping[str, object]) -> dict[str, object]:
+        rec: dict[str, object] = {"timestamp": iso_ms(self.t), "type": kind, "payload": payload}
         self.lines.append(rec)
         return rec
 
@@ -135,7 +135,7 @@ class CodexWriter:
             self._line("event_msg", {"type": "agent_message", "message": act.text})
             self.last_say = act.text
             if act.mark:
-                self.s.marks[act.mark] = rec["timestamp"]
+                self.s.marks[act.mark] = str(rec["timestamp"])
         elif act.kind == "interrupt":
             self._line(
                 "event_msg", {"type": "turn_aborted", "turn_id": self.turn, "reason": "interrupted"}
@@ -191,7 +191,7 @@ class CodexWriter:
                 },
             )
         if act.mark:
-            self.s.marks[act.mark] = rec["timestamp"]
+            self.s.marks[act.mark] = str(rec["timestamp"])
         self.t += timedelta(seconds=act.seconds)
         if act.result in ("none", "interrupt"):
             self._line(
@@ -205,7 +205,7 @@ class CodexWriter:
         )
         self._tokens()
 
-    def _args(self, tool: str, cmd: str) -> dict[str, Any]:
+    def _args(self, tool: str, cmd: str) -> dict[str, object]:
         wd = str(self.s.cwd)
         if tool == "exec_command":
             return {"cmd": cmd, "workdir": wd, "yield_time_ms": 10000, "max_output_tokens": 10000}
@@ -253,7 +253,7 @@ class CodexWriter:
             },
         )
         if act.mark:
-            self.s.marks[act.mark] = rec["timestamp"]
+            self.s.marks[act.mark] = str(rec["timestamp"])
         self._tick(0.1, 0.6)
         ok = act.result != "reject"
         text = (
@@ -286,7 +286,7 @@ class CodexWriter:
 
 def write_bare(rng: random.Random, s: Session, sessions: Path) -> Path:
     """The oldest rollout shape: a metadata first line, then bare items and state markers."""
-    lines: list[dict[str, Any]] = [
+    lines: list[dict[str, object]] = [
         {
             "id": s.sid,
             "timestamp": iso_ms(s.start),

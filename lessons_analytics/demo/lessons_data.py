@@ -42,7 +42,6 @@ class BaseSpec:
     repo: str
     prefix: str  # "" or "services/api/": where LESSONS/ sits inside the repo
     title: str
-    grep: str  # the id prefix agents grep the index for
     intro: tuple[str, ...]
     notes: tuple[tuple[int, str], ...]  # (week, line) added above `## Active`
     lessons: tuple[LessonSpec, ...] = field(default_factory=tuple)
@@ -720,7 +719,6 @@ BASES = (
         "atlas",
         "",
         "atlas",
-        "L-00",
         (
             "Read this file whole at the start of every session; lesson bodies are in L-*.md.",
             "Candidates are hypotheses: do not act on them unless asked.",
@@ -735,7 +733,6 @@ BASES = (
         "harbor",
         "",
         "harbor",
-        "L-01",
         (
             "Lessons for the whole monorepo. Read it at the start of every session.",
             "Bodies: LESSONS/L-*.md. Only the judge edits this folder.",
@@ -750,7 +747,6 @@ BASES = (
         "harbor",
         "services/api/",
         "harbor/services/api",
-        "L-02",
         ("Lessons specific to the booking API. The monorepo lessons in ../../LESSONS apply too.",),
         _notes(_API_NOTES),
         API,

@@ -37,8 +37,7 @@ class Knobs:
     scout_share: float = 0.3  # 2.x sessions that send a scout subagent to the lessons
     reviewer_share: float = 0.07  # sessions with a reviewer subagent (and a rework loop)
     commit_share: float = 0.85  # sessions that commit at least once
-    day_start_hour: int = 7
-    day_end_hour: int = 19  # last session start; all Claude work ends before the journal commit
+    day_start_hour: int = 7  # sessions start in the 11.5 h after it (timeline.schedule)
 
 
 KNOBS = Knobs()

@@ -8,7 +8,6 @@ import re
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 FIRST_DAY = date(2026, 10, 5)  # Monday of ISO week 41
 LAST_DAY = date(2026, 11, 29)  # Sunday of ISO week 48
@@ -65,12 +64,12 @@ def slugify_path(path: Path | str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "-", str(path))
 
 
-def dumps(obj: Any) -> str:
+def dumps(obj: object) -> str:
     # Compact separators like the real transcripts; non-ASCII kept (Russian text stays readable).
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+def write_jsonl(path: Path, records: list[dict[str, object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="\n") as fh:
         for rec in records:

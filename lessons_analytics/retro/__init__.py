@@ -9,7 +9,7 @@ clusters for the judge. Collects and groups only; never writes into ``LESSONS/``
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -82,7 +82,7 @@ def collect(
 
 
 def transcript_signals(
-    con: duckdb.DuckDBPyConnection, pats: Patterns, params: dict[str, Any]
+    con: duckdb.DuckDBPyConnection, pats: Patterns, params: Mapping[str, object]
 ) -> list[Signal]:
     texts = query(con, "retro_texts", **params).to_dicts()
     calls = query(con, "retro_tool_calls", **params).to_dicts()

@@ -16,8 +16,8 @@ Unicode-aware, so the Russian patterns get word boundaries too). A table in
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from lessons_analytics.errors import ConfigError
 
@@ -217,7 +217,7 @@ _NUMBERS = {"fix_window_hours": float, "repeat_min": int, "quote_chars": int}
 _KNOWN = {*_LISTS, *_NUMBERS, "corrections", "answer_families"}
 
 
-def load_patterns(table: dict[str, Any] | None = None) -> Patterns:
+def load_patterns(table: Mapping[str, object] | None = None) -> Patterns:
     """The patterns of the ``[retro]`` table (None or {}: the defaults)."""
     table = dict(table or {})
     unknown = set(table) - _KNOWN
@@ -227,7 +227,10 @@ def load_patterns(table: dict[str, Any] | None = None) -> Patterns:
             f" (valid: {', '.join(sorted(_KNOWN))})"
         )
     families = {name: list(items) for name, items in CORRECTIONS.items()}
-    for name, items in (table.get("corrections") or {}).items():
+    corrections = table.get("corrections") or {}
+    if not isinstance(corrections, dict):
+        raise ConfigError("[retro]: corrections must be a table of lists of regular expressions")
+    for name, items in corrections.items():
         families[name] = _strings(items, f"corrections.{name}")
     out = Patterns(corrections={k: _compile(v, k) for k, v in families.items() if v})
     for key, default in _LISTS.items():
@@ -253,12 +256,13 @@ def load_patterns(table: dict[str, Any] | None = None) -> Patterns:
     return out
 
 
-def _strings(value: Any, key: str) -> list[str]:
+def _strings(value: object, key: str) -> list[str]:
     if isinstance(value, str):
         return [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    items = [v for v in value if isinstance(v, str)] if isinstance(value, list) else None
+    if items is None or isinstance(value, list) and len(items) != len(value):
         raise ConfigError(f"[retro]: {key} must be a list of regular expressions")
-    return list(value)
+    return items
 
 
 def _compile(items: list[str], key: str) -> list[re.Pattern[str]]:
