@@ -40,10 +40,10 @@ def ingest(
     ``committing``, ``counting``), so a progress display need not sit at 100 % through them.
     """
     paths, extra_bases = list(paths), list(extra_bases)
-    known = unchanged.check(db_path, paths, extra_bases)
-    if known is not None:
-        return known
-    return ingest_changed(db_path, paths, extra_bases, progress, stage)
+    answer = unchanged.ask(db_path, paths, extra_bases)
+    if answer.report is not None:
+        return answer.report
+    return ingest_changed(db_path, paths, extra_bases, progress, stage, answer)
 
 
 def ingest_changed(
@@ -52,9 +52,12 @@ def ingest_changed(
     extra_bases: list[Path],
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
     stage: Callable[[str], None] | None = None,
+    asked: unchanged.Answer | None = None,
 ) -> IngestReport:
-    """``ingest`` once ``unchanged.check`` has said the run may change something (the CLI
-    asks it before importing this module, so it is not asked twice)."""
+    """``ingest`` once ``unchanged.ask`` has said the run may change something (the CLI
+    asks it before importing this module, so it is not asked twice). ``asked`` holds the
+    listing that question made, if it got that far: the folders are not walked, nor the
+    files stat'ed, twice."""
     try:
         con = warehouse.connect(db_path)
     except Exception as exc:
@@ -62,7 +65,7 @@ def ingest_changed(
             raise warehouse.disk_full(exc, db_path) from None
         raise
     try:
-        report = _run(con, paths, extra_bases, progress, stage or (lambda _name: None))
+        report = _run(con, paths, extra_bases, progress, stage or (lambda _name: None), asked)
     except Exception as exc:
         # one clear line instead of DuckDB's (or a spool writer's) traceback
         if warehouse.is_disk_full(exc):
@@ -81,16 +84,20 @@ def _run(
     extra_bases: list[Path],
     progress: Callable[[int, int], Callable[[int], None]] | None,
     stage: Callable[[str], None],
+    asked: unchanged.Answer | None,
 ) -> IngestReport:
     """The stages in order. Bases load after the transcripts' rows are stored: which bases
     apply follows from the working directories those rows name."""
     _open(con)
     con.begin()
     try:
-        sources, states, cleared = _discover(con, paths)
+        listed = asked.sources if asked else None
+        sources, states, cleared = _discover(con, paths, listed)
+        stats = asked.stats if asked and listed is not None else None
+        pending = _pending(sources, states, stats)
         build = refresh.Refresh(con)
         with _spool(con) as spool:
-            loaded = _load_transcripts(con, sources, states, build, spool, progress)
+            loaded = _load_transcripts(con, sources, pending, states, build, spool, progress)
             stage("storing rows")
             _append(con, loaded, build)
         bases = baseload.refresh_bases(con, extra_bases)
@@ -107,29 +114,61 @@ def _run(
         raise
     stage("counting")
     report.totals = totals(con)
-    report.listing = unchanged.listing_of(con, sources, extra_bases, baseload.base_salt())
+    now = None if stats is None else {**stats, **_stat(pending)}
+    report.listing = unchanged.listing_of(
+        con, sources, extra_bases, baseload.base_salt(), now, bases.links
+    )
     return report
 
 
 def _open(con: duckdb.DuckDBPyConnection) -> None:
-    from lessons_analytics import exchange  # here: its Parquet writer costs every run 0.1 s
-
     warehouse.ensure_raw_tables(con)
-    if exchange.is_central(con):
+    # exchange.is_central asks the same, but importing it costs its PyArrow writer (0.2 s)
+    if con.execute("select count(*) from meta_imports").fetchall()[0][0]:
+        from lessons_analytics import exchange
+
         raise exchange.ExportError(
             "this warehouse combines other machines' exports; feed it with `ingest --parquet`"
         )
 
 
 def _discover(
-    con: duckdb.DuckDBPyConnection, paths: list[Path]
+    con: duckdb.DuckDBPyConnection, paths: list[Path], listed: list[SourceFile] | None
 ) -> tuple[list[SourceFile], dict[str, FileState], bool]:
-    """The transcript files under ``paths``, what is already loaded of each, and whether
-    errors of paths that are gone were forgotten."""
-    sources = discover(paths)
+    """The transcript files under ``paths`` (``listed``, when the no-op question already
+    listed them), what is already loaded of each, and whether errors of paths that are gone
+    were forgotten."""
+    sources = discover(paths) if listed is None else listed
     states = warehouse.file_states(con)
     cleared = _clear_stale_errors(con, paths, sources)
     return sources, states, cleared
+
+
+def _pending(
+    sources: list[SourceFile], states: dict[str, FileState], stats: dict[str, list[int]] | None
+) -> list[SourceFile]:
+    """The files the loader must look at: with ``stats`` (the no-op question's sizes and
+    mtimes of every listed file), those whose size or mtime differ from what the warehouse
+    stored, which are the files the loader itself would open; without, all of them. A file
+    that changes after ``stats`` were taken is caught by the next run's question."""
+    if stats is None:
+        return sources
+    return [
+        source
+        for source in sources
+        if (state := states.get(source.path)) is None
+        or stats.get(source.path) != [state.size_bytes, state.mtime_ns]
+    ]
+
+
+def _stat(sources: list[SourceFile]) -> dict[str, list[int]]:
+    """Size and mtime of the files this run loaded, taken again after loading them."""
+    found = {}
+    for source in sources:
+        with contextlib.suppress(OSError, ValueError):
+            info = os.stat(source.path)
+            found[source.path] = [info.st_size, info.st_mtime_ns]
+    return found
 
 
 @dataclass
@@ -143,18 +182,20 @@ class _Loaded:
 def _load_transcripts(
     con: duckdb.DuckDBPyConnection,
     sources: list[SourceFile],
+    pending: list[SourceFile],
     states: dict[str, FileState],
     build: refresh.Refresh,
     spool: Path,
     progress: Callable[[int, int], Callable[[int], None]] | None,
 ) -> _Loaded:
-    """Parse the new lines; rows that came back in memory go into the raw tables at once,
-    the rest waits in ``spool`` for ``_append``."""
+    """Parse the new lines of ``pending`` (of ``sources``, the files listed); rows that came
+    back in memory go into the raw tables at once, the rest waits in ``spool`` for
+    ``_append``."""
     loaded_at = now_utc()
     tick = progress(len(sources), 0) if progress else None
     loaded = _Loaded(LoadOutcome(files_seen=len(sources)))
     outcome = loaded.outcome
-    for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=spool):
+    for chunk in load_chunks(pending, states, loaded_at, progress=tick, spool=spool):
         build.touch(chunk.outcome.rewritten)
         warehouse.forget_files(con, chunk.outcome.rewritten)
         for table, frame in chunk.frames.items():

@@ -150,7 +150,7 @@ def store_signs(con: Any, stats: list[BaseStats]) -> None:
     con.begin()
     try:
         con.execute(create_sql("fct_sign_history"))
-        con.register("new_signs", frame.to_arrow())
+        con.register("new_signs", warehouse.ArrowStream(frame))
         con.execute(
             "delete from fct_sign_history using new_signs"
             " where fct_sign_history.as_of = new_signs.as_of"

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
-import polars as pl
 
 from lessons_analytics import transform
 from lessons_analytics.lessonbase.loading import BaseRefresh
@@ -86,18 +85,18 @@ def touch(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
     """Remember the sessions (and line ids) of files whose rows are about to change."""
     if not file_ids:
         return
-    ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
-    con.register("touched_ids", ids.to_arrow())
     touched = quote_identifier(_TOUCHED)
+    # the ids as one bound list: a handful per run, no frame (and no PyArrow) needed
     con.execute(
         f"insert into {touched} select session_id, uuid from raw_events"
-        " where file_id in (select file_id from touched_ids) and session_id is not null"
+        " where file_id in (select unnest($ids::bigint[])) and session_id is not null",
+        {"ids": file_ids},
     )
     con.execute(
         f"insert into {touched} select session_id, null from raw_subagent_meta"
-        " where file_id in (select file_id from touched_ids) and session_id is not null"
+        " where file_id in (select unnest($ids::bigint[])) and session_id is not null",
+        {"ids": file_ids},
     )
-    con.unregister("touched_ids")
 
 
 def affected_sessions(con: duckdb.DuckDBPyConnection) -> str:

@@ -123,28 +123,48 @@ def _fingerprints(
     return {base: base_reader.fingerprint(Path(base), salt) for base in sorted(wanted)}
 
 
+@dataclass
+class Answer:
+    """What ``ask`` found: the stored report when the run would change nothing, and the
+    listing it made on the way (None when it stopped before listing), which the run that
+    follows may use instead of walking the folders again."""
+
+    report: IngestReport | None = None
+    sources: list[SourceFile] | None = None
+    # size and mtime of every listed file then (None: not reached, or a file unreadable)
+    stats: dict[str, list[int]] | None = None
+
+
 def check(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> IngestReport | None:
     """The stored report when an ingest of ``paths`` would change nothing, else None."""
+    return ask(db_path, paths, extra_bases).report
+
+
+def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
+    """``check``, keeping the listing it made."""
     question = [str(db_path), _arguments(paths, extra_bases), _warehouse_stat(db_path)]
+    answer = Answer()
     try:
         stored = json.loads(sidecar(db_path).read_text(encoding="utf-8"))
         if stored.get("format") != _FORMAT or stored["warehouse"] != question[2]:
-            return None
+            return answer
         if stored["arguments"] != question[1]:
-            return None
+            return answer
         if stored["code"] != code_fingerprint():
-            return None
-        sources = discover(paths)
-        if _listing(sources) != stored["files"]:
-            return None
+            return answer
+        answer.sources = sources = discover(paths)
+        answer.stats = _listing(sources)
+        if answer.stats != stored["files"]:
+            return answer
         links = _links(list(stored["links"]))
         if links != stored["links"]:
-            return None
+            return answer
         if _fingerprints(links, extra_bases, stored["salt"]) != stored["fingerprints"]:
-            return None
-    except Exception:  # anything unexpected: the full run decides
-        return None
-    return IngestReport(files_seen=len(sources), totals=stored["totals"])
+            return answer
+    except Exception:  # anything unexpected: the full run decides (and lists again)
+        return Answer()
+    answer.report = IngestReport(files_seen=len(sources), totals=stored["totals"])
+    return answer
 
 
 def listing_of(
@@ -152,28 +172,36 @@ def listing_of(
     sources: list[SourceFile],
     extra_bases: list[Path],
     salt: str,
+    now: dict[str, list[int]] | None = None,
+    links: dict[str, list[str]] | None = None,
 ) -> dict[str, Any] | None:
     """What ``remember`` stores, checked against the warehouse inside the run: the files
     (only when it recorded every listed one, unchanged since), every working directory with
     the bases above it (as its cwd links say) and the bases' fingerprints (as it stored
-    them). None when any of them disagrees: the next run then does the whole job."""
+    them). None when any of them disagrees: the next run then does the whole job.
+
+    ``now`` (the files' sizes and mtimes) and ``links`` (every working directory of the
+    warehouse with its bases) may come from earlier in the run, which saves a second stat of
+    every file and a scan of the raw events: a file or a base that changed since they were
+    taken differs at the next ``check``, which then runs in full."""
     stored = {
         path: [size, mtime]
         for path, size, mtime in con.execute(
             "select path, size_bytes, mtime_ns from raw_files"
         ).fetchall()
     }
-    now = _listing(sources)
+    now = _listing(sources) if now is None else now
     if now is None or any(stored.get(path) != stat for path, stat in now.items()):
         return None
-    cwds = sorted(
-        row[0]
-        for row in con.execute(
-            "select cwd from raw_events where cwd is not null"
-            " union select cwd from raw_tool_calls where cwd is not null"
-        ).fetchall()
-    )
-    links = _links(cwds)
+    if links is None:
+        cwds = sorted(
+            row[0]
+            for row in con.execute(
+                "select cwd from raw_events where cwd is not null"
+                " union select cwd from raw_tool_calls where cwd is not null"
+            ).fetchall()
+        )
+        links = _links(cwds)
     rows = {(cwd, base, depth) for cwd, bases in links.items() for depth, base in enumerate(bases)}
     if rows != set(con.execute("select cwd, base_path, depth from raw_cwd_bases").fetchall()):
         return None
