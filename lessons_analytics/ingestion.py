@@ -14,15 +14,18 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from lessons_analytics import refresh, unchanged, warehouse
+from lessons_analytics import refresh, sqlfiles, unchanged, warehouse
 from lessons_analytics.lessonbase import loading as baseload
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
 from lessons_analytics.schema import FileState
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
+
+if TYPE_CHECKING:
+    from lessons_analytics.documents import IngestTotals
 
 
 def ingest(
@@ -113,7 +116,7 @@ def _run(
             con.rollback()
         raise
     stage("counting")
-    report.totals = totals(con)
+    report.totals = dict(totals(con))
     now = None if stats is None else {**stats, **_stat(pending)}
     report.listing = unchanged.listing_of(
         con, sources, extra_bases, baseload.base_salt(), now, bases.links
@@ -306,30 +309,22 @@ def db_dir(con: duckdb.DuckDBPyConnection) -> str:
     return os.path.dirname(path[0][0]) if path and path[0][0] else tempfile.gettempdir()
 
 
-def totals(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+def totals(con: duckdb.DuckDBPyConnection) -> IngestTotals:
     """Counts of the warehouse after a run, in the shape of ``ingest --json``."""
-
-    def one(sql: str) -> Any:
-        return con.execute(sql).fetchall()[0][0]
-
-    by_tool = dict(
-        con.execute(
-            "select tool_name, count(*) from fct_tool_calls group by 1 order by 2 desc, 1"
-        ).fetchall()
-    )
-    errors = con.execute(
-        "select file, line, reason from fct_load_errors order by file, line limit ?",
-        [ERRORS_SHOWN],
-    ).fetchall()
+    counts = con.execute(sqlfiles.load("ingest_totals"))
+    names = [column[0] for column in counts.description]
+    row = dict(zip(names, counts.fetchall()[0], strict=True))
+    by_tool = dict(con.execute(sqlfiles.load("ingest_tools")).fetchall())
+    errors = con.execute(sqlfiles.load("ingest_errors"), {"shown": ERRORS_SHOWN}).fetchall()
     return {
-        "sessions": one("select count(*) from fct_sessions"),
-        "agent_runs": one("select count(*) from dim_agent_runs"),
-        "tool_calls": one("select count(*) from fct_tool_calls"),
+        "sessions": row["sessions"],
+        "agent_runs": row["agent_runs"],
+        "tool_calls": row["tool_calls"],
         "by_tool": by_tool,
-        "file_reads": one("select count(*) from fct_file_reads"),
-        "bases": one("select count(*) from dim_bases"),
-        "lessons": one("select count(*) from dim_lessons"),
-        "hits": one("select count(*) from fct_hits where is_hit"),
-        "load_errors": one("select count(*) from fct_load_errors"),
+        "file_reads": row["file_reads"],
+        "bases": row["bases"],
+        "lessons": row["lessons"],
+        "hits": row["hits"],
+        "load_errors": row["load_errors"],
         "errors": [{"file": f, "line": line, "reason": r} for f, line, r in errors],
     }

@@ -22,7 +22,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from lessons_analytics import __version__
 from lessons_analytics.lessonbase import reader as base_reader
@@ -37,6 +37,15 @@ ERRORS_SHOWN = 100
 _FORMAT = 1
 
 
+class Listing(TypedDict):
+    """What the sidecar holds of the file system besides the run's arguments and report."""
+
+    files: dict[str, list[int]]  # path -> [size, mtime_ns]
+    links: dict[str, list[str]]  # cwd -> the bases above it, nearest first
+    fingerprints: dict[str, str]  # base path -> fingerprint
+    salt: str
+
+
 @dataclass
 class IngestReport:
     files_seen: int = 0
@@ -44,10 +53,9 @@ class IngestReport:
     lines_loaded: int = 0
     changed: bool = False
     build: str | None = None  # "full" or "incremental" when the layers were (re)built
-    new_errors: list[dict[str, Any]] = field(default_factory=list)
     totals: dict[str, Any] = field(default_factory=dict)
     # what `remember` stores once the warehouse is closed (None: not rememberable)
-    listing: dict[str, Any] | None = field(default=None, repr=False)
+    listing: Listing | None = field(default=None, repr=False)
 
     def document(self) -> IngestDocument:
         """The ``ingest --json`` document of cli.md."""
@@ -66,7 +74,7 @@ def sidecar(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".unchanged.json")
 
 
-def _arguments(paths: list[Path], extra_bases: list[Path]) -> dict[str, Any]:
+def _arguments(paths: list[Path], extra_bases: list[Path]) -> dict[str, list[str]]:
     return {
         "paths": [os.path.abspath(os.path.expanduser(p)) for p in paths],
         "bases": [os.path.abspath(os.path.expanduser(p)) for p in extra_bases],
@@ -174,7 +182,7 @@ def listing_of(
     salt: str,
     now: dict[str, list[int]] | None = None,
     links: dict[str, list[str]] | None = None,
-) -> dict[str, Any] | None:
+) -> Listing | None:
     """What ``remember`` stores, checked against the warehouse inside the run: the files
     (only when it recorded every listed one, unchanged since), every working directory with
     the bases above it (as its cwd links say) and the bases' fingerprints (as it stored

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +13,11 @@ from lessons_analytics import unchanged
 from lessons_analytics.lessonbase.reader import resolve_base
 from lessons_analytics.options import AppContext, echo_json, json_option, warn
 from lessons_analytics.unchanged import IngestReport
+
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
+
+    Bars = list[ProgressBar[int]]
 
 
 @click.command("ingest")
@@ -57,7 +62,7 @@ def ingest_cmd(
     for base in bases:  # a typo in --base fails before anything is loaded
         resolve_base(base)
     show = not (app.quiet or as_json) and sys.stderr.isatty()
-    bars: list[Any] = []
+    bars: Bars = []
     # a no-op run is told from the file system alone, before Polars and DuckDB are imported
     answer = unchanged.ask(app.db_path, sources, list(bases))
     try:
@@ -116,7 +121,7 @@ def _ingest(
     return ingest_changed(app.db_path, sources, bases, progress, stage, asked)
 
 
-def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]]:
+def _progress_bar(bars: Bars) -> Callable[[int, int], Callable[[int], None]]:
     """A progress bar on stderr, closed by the caller (unchanged files never tick)."""
 
     def start(total: int, _done: int) -> Callable[[int], None]:
@@ -128,7 +133,7 @@ def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]
     return start
 
 
-def _stage_line(bars: list[Any]) -> Callable[[str], None]:
+def _stage_line(bars: Bars) -> Callable[[str], None]:
     """After the reading bar, one line per later stage: the bar ends where reading does."""
 
     def stage(name: str) -> None:
