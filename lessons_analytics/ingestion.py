@@ -94,17 +94,14 @@ def _run(
     _open(con)
     con.begin()
     try:
-        listed = asked.sources if asked else None
-        sources, states, cleared = _discover(con, paths, listed)
-        stats = asked.stats if asked and listed is not None else None
-        pending = _pending(sources, states, stats)
+        files = _discover(con, paths, asked)
         build = refresh.Refresh(con)
         with _spool(con) as spool:
-            loaded = _load_transcripts(con, sources, pending, states, build, spool, progress)
+            loaded = _load_transcripts(con, files, build, spool, progress)
             stage("storing rows")
             _append(con, loaded, build)
         bases = baseload.refresh_bases(con, extra_bases)
-        report = _report(loaded, cleared, bases, build)
+        report = _report(loaded, files.cleared, bases, build)
         if report.changed:
             report.build = build.build(bases, stage)
         stage("committing")
@@ -117,9 +114,9 @@ def _run(
         raise
     stage("counting")
     report.totals = dict(totals(con))
-    now = None if stats is None else {**stats, **_stat(pending)}
+    now, stored = _after(con, files)
     report.listing = unchanged.listing_of(
-        con, sources, extra_bases, baseload.base_salt(), now, bases.links
+        con, files.sources, extra_bases, baseload.base_salt(), now, bases.links, stored
     )
     return report
 
@@ -135,43 +132,77 @@ def _open(con: duckdb.DuckDBPyConnection) -> None:
         )
 
 
+@dataclass
+class _Files:
+    """The listed transcript files, and which of them the loader must look at."""
+
+    sources: list[SourceFile]  # every listed file
+    pending: list[SourceFile]  # those the loader opens: all, or those whose stat changed
+    states: dict[str, FileState]  # what raw_files holds of the pending ones
+    cleared: bool  # errors of paths that are gone were forgotten
+    # with the no-op question's listing: its size and mtime of every listed file, and
+    # raw_files' of every loaded one before the run
+    stats: dict[str, list[int]] | None = None
+    stored: dict[str, list[int]] | None = None
+
+
 def _discover(
-    con: duckdb.DuckDBPyConnection, paths: list[Path], listed: list[SourceFile] | None
-) -> tuple[list[SourceFile], dict[str, FileState], bool]:
-    """The transcript files under ``paths`` (``listed``, when the no-op question already
-    listed them), what is already loaded of each, and whether errors of paths that are gone
-    were forgotten."""
-    sources = discover(paths) if listed is None else listed
-    states = warehouse.file_states(con)
+    con: duckdb.DuckDBPyConnection, paths: list[Path], asked: unchanged.Answer | None
+) -> _Files:
+    """The transcript files under ``paths`` and what is already loaded of them.
+
+    When the no-op question (``asked``) listed and stat'ed the files, they are not listed
+    again, and the loader is handed only the files whose size or mtime differ from what
+    raw_files holds, the files it would open itself; the states of the others are not even
+    read. A file that changes after that stat differs at the next run's question."""
+    if asked is None or asked.sources is None or asked.stats is None:
+        sources = discover(paths) if asked is None or asked.sources is None else asked.sources
+        cleared = _clear_stale_errors(con, paths, sources)
+        return _Files(sources, sources, warehouse.file_states(con), cleared)
+    sources, stats = asked.sources, asked.stats
     cleared = _clear_stale_errors(con, paths, sources)
-    return sources, states, cleared
-
-
-def _pending(
-    sources: list[SourceFile], states: dict[str, FileState], stats: dict[str, list[int]] | None
-) -> list[SourceFile]:
-    """The files the loader must look at: with ``stats`` (the no-op question's sizes and
-    mtimes of every listed file), those whose size or mtime differ from what the warehouse
-    stored, which are the files the loader itself would open; without, all of them. A file
-    that changes after ``stats`` were taken is caught by the next run's question."""
-    if stats is None:
-        return sources
-    return [
-        source
-        for source in sources
-        if (state := states.get(source.path)) is None
-        or stats.get(source.path) != [state.size_bytes, state.mtime_ns]
+    stored = _stored(con)
+    pending = [
+        s for s in sources if stored.get(s.path) is None or stored[s.path] != stats.get(s.path)
     ]
+    states = warehouse.file_states(con, [s.path for s in pending])
+    return _Files(sources, pending, states, cleared, stats, stored)
 
 
-def _stat(sources: list[SourceFile]) -> dict[str, list[int]]:
-    """Size and mtime of the files this run loaded, taken again after loading them."""
-    found = {}
-    for source in sources:
-        with contextlib.suppress(OSError, ValueError):
-            info = os.stat(source.path)
-            found[source.path] = [info.st_size, info.st_mtime_ns]
-    return found
+def _stored(con: duckdb.DuckDBPyConnection, paths: list[str] | None = None) -> dict[str, list[int]]:
+    """raw_files' size and mtime of every loaded file (or of ``paths``)."""
+    sql = "select path, size_bytes, mtime_ns from raw_files"
+    found = (
+        con.execute(sql).fetchall()
+        if paths is None
+        else con.execute(
+            sql + " where path in (select unnest($paths::varchar[]))", {"paths": paths}
+        ).fetchall()
+    )
+    return {path: [size, mtime] for path, size, mtime in found}
+
+
+def _after(
+    con: duckdb.DuckDBPyConnection, files: _Files
+) -> tuple[dict[str, list[int]] | None, dict[str, list[int]] | None]:
+    """The files' sizes and mtimes now, and raw_files' of them, for the sidecar: the no-op
+    question's stats with the loaded files stat'ed again, and the states read before the
+    run with the loaded files' read again. (None, None) without the question's listing, or
+    when a loaded file cannot be stat'ed now (the next run looks at it again)."""
+    if files.stats is None or files.stored is None:
+        return None, None
+    loaded = [source.path for source in files.pending]
+    now = dict(files.stats)
+    for path in loaded:
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return None, None
+        now[path] = [info.st_size, info.st_mtime_ns]
+    again = set(loaded)
+    stored = {path: stat for path, stat in files.stored.items() if path not in again}
+    stored.update(_stored(con, loaded))
+    return now, stored
 
 
 @dataclass
@@ -184,21 +215,19 @@ class _Loaded:
 
 def _load_transcripts(
     con: duckdb.DuckDBPyConnection,
-    sources: list[SourceFile],
-    pending: list[SourceFile],
-    states: dict[str, FileState],
+    files: _Files,
     build: refresh.Refresh,
     spool: Path,
     progress: Callable[[int, int], Callable[[int], None]] | None,
 ) -> _Loaded:
-    """Parse the new lines of ``pending`` (of ``sources``, the files listed); rows that came
-    back in memory go into the raw tables at once, the rest waits in ``spool`` for
-    ``_append``."""
+    """Parse the new lines of the pending files; rows that came back in memory go into the
+    raw tables at once, the rest waits in ``spool`` for ``_append``."""
     loaded_at = now_utc()
-    tick = progress(len(sources), 0) if progress else None
-    loaded = _Loaded(LoadOutcome(files_seen=len(sources)))
+    tick = progress(len(files.sources), 0) if progress else None
+    loaded = _Loaded(LoadOutcome(files_seen=len(files.sources)))
     outcome = loaded.outcome
-    for chunk in load_chunks(pending, states, loaded_at, progress=tick, spool=spool):
+    chunks = load_chunks(files.pending, files.states, loaded_at, progress=tick, spool=spool)
+    for chunk in chunks:
         build.touch(chunk.outcome.rewritten)
         warehouse.forget_files(con, chunk.outcome.rewritten)
         for table, frame in chunk.frames.items():

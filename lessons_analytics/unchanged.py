@@ -182,22 +182,25 @@ def listing_of(
     salt: str,
     now: dict[str, list[int]] | None = None,
     links: dict[str, list[str]] | None = None,
+    stored: dict[str, list[int]] | None = None,
 ) -> Listing | None:
     """What ``remember`` stores, checked against the warehouse inside the run: the files
     (only when it recorded every listed one, unchanged since), every working directory with
     the bases above it (as its cwd links say) and the bases' fingerprints (as it stored
     them). None when any of them disagrees: the next run then does the whole job.
 
-    ``now`` (the files' sizes and mtimes) and ``links`` (every working directory of the
-    warehouse with its bases) may come from earlier in the run, which saves a second stat of
-    every file and a scan of the raw events: a file or a base that changed since they were
-    taken differs at the next ``check``, which then runs in full."""
-    stored = {
-        path: [size, mtime]
-        for path, size, mtime in con.execute(
-            "select path, size_bytes, mtime_ns from raw_files"
-        ).fetchall()
-    }
+    ``now`` (the files' sizes and mtimes), ``links`` (every working directory of the
+    warehouse with its bases) and ``stored`` (raw_files' sizes and mtimes) may come from
+    earlier in the run, which saves a second stat of every file, a scan of the raw events
+    and one of raw_files: a file or a base that changed since they were taken differs at
+    the next ``check``, which then runs in full."""
+    if stored is None:
+        stored = {
+            path: [size, mtime]
+            for path, size, mtime in con.execute(
+                "select path, size_bytes, mtime_ns from raw_files"
+            ).fetchall()
+        }
     now = _listing(sources) if now is None else now
     if now is None or any(stored.get(path) != stat for path, stat in now.items()):
         return None

@@ -71,11 +71,19 @@ def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
             replace_table(con, table, empty_base_frame(table))
 
 
-def file_states(con: duckdb.DuckDBPyConnection) -> dict[str, FileState]:
-    rows = con.execute(
+def file_states(
+    con: duckdb.DuckDBPyConnection, paths: list[str] | None = None
+) -> dict[str, FileState]:
+    """What raw_files holds of every loaded file, or of ``paths`` only."""
+    sql = (
         "select path, file_id, size_bytes, mtime_ns, consumed_bytes, consumed_lines,"
         " head_hash, context_json from raw_files"
-    ).fetchall()
+    )
+    if paths is None:
+        rows = con.execute(sql).fetchall()
+    else:
+        where = " where path in (select unnest($paths::varchar[]))"
+        rows = con.execute(sql + where, {"paths": paths}).fetchall()
     return {
         row[0]: FileState(row[1], row[2], row[3], row[4], row[5], row[6], orjson.loads(row[7]))
         for row in rows
