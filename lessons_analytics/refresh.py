@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import duckdb
 
-from lessons_analytics import sqlheader, transform
+from lessons_analytics import transform
 from lessons_analytics.lessonbase.loading import LINK_TABLE, BaseRefresh
 from lessons_analytics.schema import BASE_TABLES
 from lessons_analytics.sqlfiles import layer_files, quote_identifier
@@ -191,40 +191,12 @@ def build_sessions(
                 )
                 built.append(path.stem)
             elif path.stem not in unchanged:
-                _rebuild(con, path.stem, body, created)
+                con.execute(f"create or replace table {quote_identifier(path.stem)} as\n{body}")
                 built.append(path.stem)
     finally:
         for kind, name in reversed(created):
             con.execute(f"drop {kind} if exists {quote_identifier(name)}")
     return built
-
-
-def _rebuild(
-    con: duckdb.DuckDBPyConnection, model: str, body: str, created: list[tuple[str, str]]
-) -> None:
-    """Rebuild a table that is not incremental, writing only the rows that changed: its
-    rows computed anew, the old rows no longer among them deleted (by the header's key,
-    unique per row) and the new ones inserted. A table whose key may be null is replaced
-    whole when any row changed. Every table written costs the commit's checkpoint time,
-    and most such tables (the load errors, the hits) do not change when a session comes in.
-    """
-    table, fresh = quote_identifier(model), quote_identifier(f"{model}__rebuilt")
-    created.append(("table", f"{model}__rebuilt"))
-    con.execute(f"create or replace temp table {fresh} as\n{body}")
-    gone = f"(select * from {table} except all select * from {fresh})"
-    came = f"(select * from {fresh} except all select * from {table})"
-    key = sqlheader.parse(body).key
-    if not key or any(column.nullable for column in key):
-        changed = con.execute(f"select exists {gone} or exists {came}").fetchall()[0][0]
-        if changed:
-            con.execute(f"create or replace table {table} as select * from {fresh}")
-        return
-    matched = " and ".join(
-        f"{table}.{quote_identifier(c.name)} is not distinct from gone.{quote_identifier(c.name)}"
-        for c in key
-    )
-    con.execute(f"delete from {table} using {gone} as gone where {matched}")
-    con.execute(f"insert into {table} select * from {came}")
 
 
 def _inputs(body: str, known: set[str], own: str) -> set[str]:
