@@ -16,6 +16,7 @@ that change (each table written costs the commit's checkpoint time).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 
@@ -194,8 +195,11 @@ def build_sessions(
                 con.execute(f"create or replace table {quote_identifier(path.stem)} as\n{body}")
                 built.append(path.stem)
     finally:
-        for kind, name in reversed(created):
-            con.execute(f"drop {kind} if exists {quote_identifier(name)}")
+        # temporary objects go with the connection anyway; after a failed statement the
+        # transaction refuses these drops, and the first error is the one to see
+        with contextlib.suppress(duckdb.Error):
+            for kind, name in reversed(created):
+                con.execute(f"drop {kind} if exists {quote_identifier(name)}")
     return built
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from lessons_analytics import refresh, warehouse
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.sqlfiles import layer_files
 from lessons_analytics.transform import materialization
@@ -129,3 +130,15 @@ def test_the_refreshed_rows_are_exactly_the_full_builds(runs: Runs, table: str) 
 def test_table_equals_the_full_build(runs: Runs, table: str) -> None:
     plain, _planted, full, _builds, _survived = runs
     assert _rows(plain, table) == _rows(full, table)
+
+
+def test_a_failing_refresh_reports_its_own_error(tmp_path: Path) -> None:
+    # the layers were never built: the first refreshed model's insert fails, and the
+    # clean-up of the temporary tables must not hide that error behind its own
+    con = warehouse.connect(tmp_path / "w.duckdb")
+    warehouse.ensure_raw_tables(con)
+    con.execute("create temp table scope (session_id varchar)")
+    con.begin()
+    with pytest.raises(duckdb.CatalogException, match="int_events_deduplicated"):
+        refresh.build_sessions(con, "scope")
+    con.close()
