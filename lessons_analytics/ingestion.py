@@ -14,15 +14,18 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from lessons_analytics import refresh, unchanged, warehouse
+from lessons_analytics import refresh, sqlfiles, unchanged, warehouse
 from lessons_analytics.lessonbase import loading as baseload
 from lessons_analytics.load import LoadOutcome, SourceFile, discover, load_chunks, now_utc
 from lessons_analytics.schema import FileState
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
+
+if TYPE_CHECKING:
+    from lessons_analytics.documents import IngestTotals
 
 
 def ingest(
@@ -40,10 +43,10 @@ def ingest(
     ``committing``, ``counting``), so a progress display need not sit at 100 % through them.
     """
     paths, extra_bases = list(paths), list(extra_bases)
-    known = unchanged.check(db_path, paths, extra_bases)
-    if known is not None:
-        return known
-    return ingest_changed(db_path, paths, extra_bases, progress, stage)
+    answer = unchanged.ask(db_path, paths, extra_bases)
+    if answer.report is not None:
+        return answer.report
+    return ingest_changed(db_path, paths, extra_bases, progress, stage, answer)
 
 
 def ingest_changed(
@@ -52,9 +55,12 @@ def ingest_changed(
     extra_bases: list[Path],
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
     stage: Callable[[str], None] | None = None,
+    asked: unchanged.Answer | None = None,
 ) -> IngestReport:
-    """``ingest`` once ``unchanged.check`` has said the run may change something (the CLI
-    asks it before importing this module, so it is not asked twice)."""
+    """``ingest`` once ``unchanged.ask`` has said the run may change something (the CLI
+    asks it before importing this module, so it is not asked twice). ``asked`` holds the
+    listing that question made, if it got that far: the folders are not walked, nor the
+    files stat'ed, twice."""
     try:
         con = warehouse.connect(db_path)
     except Exception as exc:
@@ -62,7 +68,7 @@ def ingest_changed(
             raise warehouse.disk_full(exc, db_path) from None
         raise
     try:
-        report = _run(con, paths, extra_bases, progress, stage or (lambda _name: None))
+        report = _run(con, paths, extra_bases, progress, stage or (lambda _name: None), asked)
     except Exception as exc:
         # one clear line instead of DuckDB's (or a spool writer's) traceback
         if warehouse.is_disk_full(exc):
@@ -81,20 +87,21 @@ def _run(
     extra_bases: list[Path],
     progress: Callable[[int, int], Callable[[int], None]] | None,
     stage: Callable[[str], None],
+    asked: unchanged.Answer | None,
 ) -> IngestReport:
     """The stages in order. Bases load after the transcripts' rows are stored: which bases
     apply follows from the working directories those rows name."""
     _open(con)
     con.begin()
     try:
-        sources, states, cleared = _discover(con, paths)
+        files = _discover(con, paths, asked)
         build = refresh.Refresh(con)
         with _spool(con) as spool:
-            loaded = _load_transcripts(con, sources, states, build, spool, progress)
+            loaded = _load_transcripts(con, files, build, spool, progress)
             stage("storing rows")
             _append(con, loaded, build)
         bases = baseload.refresh_bases(con, extra_bases)
-        report = _report(loaded, cleared, bases, build)
+        report = _report(loaded, files.cleared, bases, build)
         if report.changed:
             report.build = build.build(bases, stage)
         stage("committing")
@@ -106,30 +113,96 @@ def _run(
             con.rollback()
         raise
     stage("counting")
-    report.totals = totals(con)
-    report.listing = unchanged.listing_of(con, sources, extra_bases, baseload.base_salt())
+    report.totals = dict(totals(con))
+    now, stored = _after(con, files)
+    report.listing = unchanged.listing_of(
+        con, files.sources, extra_bases, baseload.base_salt(), now, bases.links, stored
+    )
     return report
 
 
 def _open(con: duckdb.DuckDBPyConnection) -> None:
-    from lessons_analytics import exchange  # here: its Parquet writer costs every run 0.1 s
-
     warehouse.ensure_raw_tables(con)
-    if exchange.is_central(con):
+    # exchange.is_central asks the same, but importing it costs its PyArrow writer (0.2 s)
+    if con.execute("select count(*) from meta_imports").fetchall()[0][0]:
+        from lessons_analytics import exchange
+
         raise exchange.ExportError(
             "this warehouse combines other machines' exports; feed it with `ingest --parquet`"
         )
 
 
+@dataclass
+class _Files:
+    """The listed transcript files, and which of them the loader must look at."""
+
+    sources: list[SourceFile]  # every listed file
+    pending: list[SourceFile]  # those the loader opens: all, or those whose stat changed
+    states: dict[str, FileState]  # what raw_files holds of the pending ones
+    cleared: bool  # errors of paths that are gone were forgotten
+    # with the no-op question's listing: its size and mtime of every listed file, and
+    # raw_files' of every loaded one before the run
+    stats: dict[str, list[int]] | None = None
+    stored: dict[str, list[int]] | None = None
+
+
 def _discover(
-    con: duckdb.DuckDBPyConnection, paths: list[Path]
-) -> tuple[list[SourceFile], dict[str, FileState], bool]:
-    """The transcript files under ``paths``, what is already loaded of each, and whether
-    errors of paths that are gone were forgotten."""
-    sources = discover(paths)
-    states = warehouse.file_states(con)
+    con: duckdb.DuckDBPyConnection, paths: list[Path], asked: unchanged.Answer | None
+) -> _Files:
+    """The transcript files under ``paths`` and what is already loaded of them.
+
+    When the no-op question (``asked``) listed and stat'ed the files, they are not listed
+    again, and the loader is handed only the files whose size or mtime differ from what
+    raw_files holds, the files it would open itself; the states of the others are not even
+    read. A file that changes after that stat differs at the next run's question."""
+    if asked is None or asked.sources is None or asked.stats is None:
+        sources = discover(paths) if asked is None or asked.sources is None else asked.sources
+        cleared = _clear_stale_errors(con, paths, sources)
+        return _Files(sources, sources, warehouse.file_states(con), cleared)
+    sources, stats = asked.sources, asked.stats
     cleared = _clear_stale_errors(con, paths, sources)
-    return sources, states, cleared
+    stored = _stored(con)
+    pending = [
+        s for s in sources if stored.get(s.path) is None or stored[s.path] != stats.get(s.path)
+    ]
+    states = warehouse.file_states(con, [s.path for s in pending])
+    return _Files(sources, pending, states, cleared, stats, stored)
+
+
+def _stored(con: duckdb.DuckDBPyConnection, paths: list[str] | None = None) -> dict[str, list[int]]:
+    """raw_files' size and mtime of every loaded file (or of ``paths``)."""
+    sql = "select path, size_bytes, mtime_ns from raw_files"
+    found = (
+        con.execute(sql).fetchall()
+        if paths is None
+        else con.execute(
+            sql + " where path in (select unnest($paths::varchar[]))", {"paths": paths}
+        ).fetchall()
+    )
+    return {path: [size, mtime] for path, size, mtime in found}
+
+
+def _after(
+    con: duckdb.DuckDBPyConnection, files: _Files
+) -> tuple[dict[str, list[int]] | None, dict[str, list[int]] | None]:
+    """The files' sizes and mtimes now, and raw_files' of them, for the sidecar: the no-op
+    question's stats with the loaded files stat'ed again, and the states read before the
+    run with the loaded files' read again. (None, None) without the question's listing, or
+    when a loaded file cannot be stat'ed now (the next run looks at it again)."""
+    if files.stats is None or files.stored is None:
+        return None, None
+    loaded = [source.path for source in files.pending]
+    now = dict(files.stats)
+    for path in loaded:
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return None, None
+        now[path] = [info.st_size, info.st_mtime_ns]
+    again = set(loaded)
+    stored = {path: stat for path, stat in files.stored.items() if path not in again}
+    stored.update(_stored(con, loaded))
+    return now, stored
 
 
 @dataclass
@@ -142,19 +215,19 @@ class _Loaded:
 
 def _load_transcripts(
     con: duckdb.DuckDBPyConnection,
-    sources: list[SourceFile],
-    states: dict[str, FileState],
+    files: _Files,
     build: refresh.Refresh,
     spool: Path,
     progress: Callable[[int, int], Callable[[int], None]] | None,
 ) -> _Loaded:
-    """Parse the new lines; rows that came back in memory go into the raw tables at once,
-    the rest waits in ``spool`` for ``_append``."""
+    """Parse the new lines of the pending files; rows that came back in memory go into the
+    raw tables at once, the rest waits in ``spool`` for ``_append``."""
     loaded_at = now_utc()
-    tick = progress(len(sources), 0) if progress else None
-    loaded = _Loaded(LoadOutcome(files_seen=len(sources)))
+    tick = progress(len(files.sources), 0) if progress else None
+    loaded = _Loaded(LoadOutcome(files_seen=len(files.sources)))
     outcome = loaded.outcome
-    for chunk in load_chunks(sources, states, loaded_at, progress=tick, spool=spool):
+    chunks = load_chunks(files.pending, files.states, loaded_at, progress=tick, spool=spool)
+    for chunk in chunks:
         build.touch(chunk.outcome.rewritten)
         warehouse.forget_files(con, chunk.outcome.rewritten)
         for table, frame in chunk.frames.items():
@@ -265,30 +338,22 @@ def db_dir(con: duckdb.DuckDBPyConnection) -> str:
     return os.path.dirname(path[0][0]) if path and path[0][0] else tempfile.gettempdir()
 
 
-def totals(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+def totals(con: duckdb.DuckDBPyConnection) -> IngestTotals:
     """Counts of the warehouse after a run, in the shape of ``ingest --json``."""
-
-    def one(sql: str) -> Any:
-        return con.execute(sql).fetchall()[0][0]
-
-    by_tool = dict(
-        con.execute(
-            "select tool_name, count(*) from fct_tool_calls group by 1 order by 2 desc, 1"
-        ).fetchall()
-    )
-    errors = con.execute(
-        "select file, line, reason from fct_load_errors order by file, line limit ?",
-        [ERRORS_SHOWN],
-    ).fetchall()
+    counts = con.execute(sqlfiles.load("ingest_totals"))
+    names = [column[0] for column in counts.description]
+    row = dict(zip(names, counts.fetchall()[0], strict=True))
+    by_tool = dict(con.execute(sqlfiles.load("ingest_tools")).fetchall())
+    errors = con.execute(sqlfiles.load("ingest_errors"), {"shown": ERRORS_SHOWN}).fetchall()
     return {
-        "sessions": one("select count(*) from fct_sessions"),
-        "agent_runs": one("select count(*) from dim_agent_runs"),
-        "tool_calls": one("select count(*) from fct_tool_calls"),
+        "sessions": row["sessions"],
+        "agent_runs": row["agent_runs"],
+        "tool_calls": row["tool_calls"],
         "by_tool": by_tool,
-        "file_reads": one("select count(*) from fct_file_reads"),
-        "bases": one("select count(*) from dim_bases"),
-        "lessons": one("select count(*) from dim_lessons"),
-        "hits": one("select count(*) from fct_hits where is_hit"),
-        "load_errors": one("select count(*) from fct_load_errors"),
+        "file_reads": row["file_reads"],
+        "bases": row["bases"],
+        "lessons": row["lessons"],
+        "hits": row["hits"],
+        "load_errors": row["load_errors"],
         "errors": [{"file": f, "line": line, "reason": r} for f, line, r in errors],
     }

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import orjson
 import polars as pl
@@ -25,6 +25,9 @@ from lessons_analytics.schema import SIGN_HISTORY, create_sql
 from lessons_analytics.settings import Settings, Thresholds
 from lessons_analytics.signs import BaseStats, apply_marker, base_stats, marker_line
 from lessons_analytics.weeks import last_complete_week
+
+if TYPE_CHECKING:
+    import duckdb
 
 Log = Callable[[str], None]
 
@@ -136,7 +139,7 @@ def _signs(db_path: Path, thresholds: Thresholds, today: date) -> list[BaseStats
         con.close()
 
 
-def store_signs(con: Any, stats: list[BaseStats]) -> None:
+def store_signs(con: duckdb.DuckDBPyConnection, stats: list[BaseStats]) -> None:
     """Each night's signs, one row per (day, base, sign); a re-run replaces that day's rows."""
     now = datetime.now(UTC)
     rows = [
@@ -150,7 +153,7 @@ def store_signs(con: Any, stats: list[BaseStats]) -> None:
     con.begin()
     try:
         con.execute(create_sql("fct_sign_history"))
-        con.register("new_signs", frame.to_arrow())
+        con.register("new_signs", warehouse.ArrowStream(frame))
         con.execute(
             "delete from fct_sign_history using new_signs"
             " where fct_sign_history.as_of = new_signs.as_of"

@@ -7,29 +7,29 @@ and those sharing a line id with them (a resume copy's keeper may change). A fir
 change of the ``sql/`` models, or a change of a base rebuilds every table whole.
 tests/test_incremental.py checks that both give exactly the same tables.
 
-The tables written here (``meta_build``, ``meta_build_sessions``) are declared in
-``schema.META_TABLES`` and created with the raw tables; ``touched_lines`` and
-``affected_sessions`` are temporary tables of this connection.
+The table written here (``meta_build``: the models of the last full build, and when) is
+declared in ``schema.META_TABLES`` and created with the raw tables; ``touched_lines``,
+``affected_sessions`` and the ``<model>__in_scope`` rows of a refresh are temporary
+objects of this connection, so a refresh writes nothing to the warehouse file but the rows
+that change (each table written costs the commit's checkpoint time).
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import duckdb
-import polars as pl
 
 from lessons_analytics import transform
-from lessons_analytics.lessonbase.loading import BaseRefresh
+from lessons_analytics.lessonbase.loading import LINK_TABLE, BaseRefresh
+from lessons_analytics.schema import BASE_TABLES
 from lessons_analytics.sqlfiles import layer_files, quote_identifier
 from lessons_analytics.transform import is_incremental, materialization, model_body
 
 _TOUCHED = "touched_lines"
 _AFFECTED = "affected_sessions"
-_SESSIONS = "meta_build_sessions"
-_SCOPE = f"(select session_id from {quote_identifier(_SESSIONS)})"
 
 
 class Refresh:
@@ -68,11 +68,11 @@ class Refresh:
         incremental = self.incremental(bases)
         stage("building tables")
         if incremental:
-            build_sessions(self.con, affected_sessions(self.con))
-        else:
-            transform.build(self.con)
+            build_sessions(self.con, affected_sessions(self.con), bases.links_changed)
+            return "incremental"  # built from the models meta_build names already
+        transform.build(self.con)
         record_build(self.con, self.models)
-        return "incremental" if incremental else "full"
+        return "full"
 
 
 def touched_table(con: duckdb.DuckDBPyConnection) -> None:
@@ -86,18 +86,18 @@ def touch(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
     """Remember the sessions (and line ids) of files whose rows are about to change."""
     if not file_ids:
         return
-    ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
-    con.register("touched_ids", ids.to_arrow())
     touched = quote_identifier(_TOUCHED)
+    # the ids as one bound list: a handful per run, no frame (and no PyArrow) needed
     con.execute(
         f"insert into {touched} select session_id, uuid from raw_events"
-        " where file_id in (select file_id from touched_ids) and session_id is not null"
+        " where file_id in (select unnest($ids::bigint[])) and session_id is not null",
+        {"ids": file_ids},
     )
     con.execute(
         f"insert into {touched} select session_id, null from raw_subagent_meta"
-        " where file_id in (select file_id from touched_ids) and session_id is not null"
+        " where file_id in (select unnest($ids::bigint[])) and session_id is not null",
+        {"ids": file_ids},
     )
-    con.unregister("touched_ids")
 
 
 def affected_sessions(con: duckdb.DuckDBPyConnection) -> str:
@@ -131,60 +131,117 @@ def record_build(con: duckdb.DuckDBPyConnection, models: str) -> None:
     con.execute("insert into meta_build values (?, now())", [models])
 
 
-def build_sessions(con: duckdb.DuckDBPyConnection, sessions_table: str) -> list[str]:
-    """Run the models for the sessions of ``sessions_table`` (a table of ``session_id``s):
-    incremental models are refreshed for those sessions only: while it runs, the incremental
-    staging views pass only those sessions, whose rows depend on no other session's (the
-    affected set holds every session that shares a line id with one of them)."""
+def build_sessions(
+    con: duckdb.DuckDBPyConnection,
+    sessions_table: str,
+    links_changed: bool = True,
+) -> list[str]:
+    """Refresh the models for the sessions of ``sessions_table`` (a table of
+    ``session_id``s); returns the names of the models it wrote, in build order.
+
+    Each model reads its inputs' rows of those sessions only, and each such set of rows is
+    computed once, into a temporary table (``<model>__in_scope``) the later models read:
+
+    - an incremental staging view's rows of the sessions (one scan of its raw table);
+    - an intermediate view over them (a temporary view of its body, its inputs in scope);
+    - an incremental table's new rows of the sessions, which then replace its old ones.
+
+    This is exact because an incremental model's rows depend on their own session only,
+    and the affected set holds every session that shares a line id with a touched one. A
+    table that is not incremental is rebuilt whole, unless nothing it reads (through any
+    chain of models) changed: one that reads only the raw base tables keeps its rows when
+    no base changed (``links_changed``: whether the cwd -> base links did).
+    """
+    scope = f"(select session_id from {quote_identifier(sessions_table)})"
     paths = layer_files()
-    sessions = quote_identifier(_SESSIONS)
-    con.execute(f"delete from {sessions}")
-    con.execute(f"insert into {sessions} select session_id from {quote_identifier(sessions_table)}")
-    staging = [p for p in paths if p.parent.name == "staging" and is_incremental(model_body(p))]
-    scoped = _scoped_tables(con, paths)
+    names = {path.stem for path in paths}
+    known = names | {
+        row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()
+    }
+    # the raw tables this run did not write; every other table counts as written
+    stable = set(BASE_TABLES) - ({LINK_TABLE} if links_changed else set())
+    unchanged: set[str] = set()
+    scoped: dict[str, re.Pattern[str]] = {}
+    created: list[tuple[str, str]] = []
+    built: list[str] = []
     try:
-        for path in staging:
-            con.execute(
-                f"create or replace view {quote_identifier(path.stem)} as select * from (\n"
-                f"{model_body(path)}\n) where session_id in {_SCOPE}"
-            )
-        scope = transform.Scope(_SCOPE, lambda body: _in_scope(body, scoped))
-        return transform.build(con, scope)
+        for path in paths:
+            body = model_body(path)
+            kind = materialization(path, body)
+            incremental = is_incremental(body)
+            if not incremental and not _inputs(body, known, path.stem) - stable - unchanged:
+                unchanged.add(path.stem)
+            if kind == "view":
+                if path.parent.name == "staging" and not incremental:
+                    continue  # read whole, as the full build reads it
+                # the persistent view stays as it is; later models read this one
+                inputs = _in_scope(body, scoped)
+                if incremental:
+                    _scoped_rows(con, path.stem, inputs, scope, created)
+                else:
+                    _scoped_view(con, path.stem, inputs, created)
+                scoped[path.stem] = _reference(path.stem)
+                continue
+            if incremental:
+                _scoped_rows(con, path.stem, _in_scope(body, scoped), scope, created)
+                scoped[path.stem] = _reference(path.stem)
+                name = quote_identifier(path.stem)
+                con.execute(f"delete from {name} where session_id in {scope}")
+                con.execute(
+                    f"insert into {name} select * from {quote_identifier(_scoped_name(path.stem))}"
+                )
+                built.append(path.stem)
+            elif path.stem not in unchanged:
+                con.execute(f"create or replace table {quote_identifier(path.stem)} as\n{body}")
+                built.append(path.stem)
     finally:
-        for path in staging:
-            con.execute(
-                f"create or replace view {quote_identifier(path.stem)} as\n{model_body(path)}"
-            )
-        for name in scoped:
-            con.execute(f"drop view if exists {quote_identifier(_scoped_name(name))}")
-        con.execute(f"delete from {sessions}")
+        # temporary objects go with the connection anyway; after a failed statement the
+        # transaction refuses these drops, and the first error is the one to see
+        with contextlib.suppress(duckdb.Error):
+            for kind, name in reversed(created):
+                con.execute(f"drop {kind} if exists {quote_identifier(name)}")
+    return built
 
 
-def _scoped_name(table: str) -> str:
-    return f"{table}__in_scope"
+def _inputs(body: str, known: set[str], own: str) -> set[str]:
+    """The tables and models a model's body names (a word in a comment counts too, which
+    only ever makes a rebuild more likely)."""
+    return (set(re.findall(r"\b[a-z_][a-z0-9_]*\b", body)) & known) - {own}
 
 
-def _scoped_tables(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> dict[str, re.Pattern[str]]:
-    """The incremental tables, each with a temporary view of its rows of the refreshed
-    sessions. An incremental model reads them through those views: its rows depend on its
-    own session only, so the other sessions' rows cannot change them, and the refresh then
-    reads the touched sessions instead of whole tables (the filter of ``_build_one`` is not
-    pushed below DuckDB's joins, windows and aggregates)."""
-    found = {}
-    for path in paths:
-        body = model_body(path)
-        if materialization(path, body) == "table" and is_incremental(body):
-            con.execute(
-                f"create or replace temp view {quote_identifier(_scoped_name(path.stem))} as"
-                f" select * from {quote_identifier(path.stem)} where session_id in {_SCOPE}"
-            )
-            found[path.stem] = re.compile(rf"(?<![\w.]){path.stem}(?!\w)")
-    return found
+def _scoped_rows(
+    con: duckdb.DuckDBPyConnection,
+    model: str,
+    body: str,
+    scope: str,
+    created: list[tuple[str, str]],
+) -> None:
+    name = quote_identifier(_scoped_name(model))
+    created.append(("table", _scoped_name(model)))
+    con.execute(
+        f"create or replace temp table {name} as select * from (\n{body}\n)"
+        f" where session_id in {scope}"
+    )
+
+
+def _scoped_view(
+    con: duckdb.DuckDBPyConnection, model: str, body: str, created: list[tuple[str, str]]
+) -> None:
+    created.append(("view", _scoped_name(model)))
+    con.execute(f"create or replace temp view {quote_identifier(_scoped_name(model))} as\n{body}")
+
+
+def _scoped_name(model: str) -> str:
+    return f"{model}__in_scope"
+
+
+def _reference(model: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){model}(?!\w)")
 
 
 def _in_scope(body: str, scoped: dict[str, re.Pattern[str]]) -> str:
-    # the scoped views' names are plain words (a model's file stem plus a suffix), so the
-    # model's own unquoted references can be replaced by them as they stand
+    # the scoped names are plain words (a model's file stem plus a suffix), so the model's
+    # own unquoted references can be replaced by them as they stand
     for name, pattern in scoped.items():
         body = pattern.sub(_scoped_name(name), body)
     return body

@@ -22,7 +22,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from lessons_analytics import __version__
 from lessons_analytics.lessonbase import reader as base_reader
@@ -37,6 +37,15 @@ ERRORS_SHOWN = 100
 _FORMAT = 1
 
 
+class Listing(TypedDict):
+    """What the sidecar holds of the file system besides the run's arguments and report."""
+
+    files: dict[str, list[int]]  # path -> [size, mtime_ns]
+    links: dict[str, list[str]]  # cwd -> the bases above it, nearest first
+    fingerprints: dict[str, str]  # base path -> fingerprint
+    salt: str
+
+
 @dataclass
 class IngestReport:
     files_seen: int = 0
@@ -44,10 +53,9 @@ class IngestReport:
     lines_loaded: int = 0
     changed: bool = False
     build: str | None = None  # "full" or "incremental" when the layers were (re)built
-    new_errors: list[dict[str, Any]] = field(default_factory=list)
     totals: dict[str, Any] = field(default_factory=dict)
     # what `remember` stores once the warehouse is closed (None: not rememberable)
-    listing: dict[str, Any] | None = field(default=None, repr=False)
+    listing: Listing | None = field(default=None, repr=False)
 
     def document(self) -> IngestDocument:
         """The ``ingest --json`` document of cli.md."""
@@ -66,7 +74,7 @@ def sidecar(db_path: Path) -> Path:
     return db_path.with_name(db_path.name + ".unchanged.json")
 
 
-def _arguments(paths: list[Path], extra_bases: list[Path]) -> dict[str, Any]:
+def _arguments(paths: list[Path], extra_bases: list[Path]) -> dict[str, list[str]]:
     return {
         "paths": [os.path.abspath(os.path.expanduser(p)) for p in paths],
         "bases": [os.path.abspath(os.path.expanduser(p)) for p in extra_bases],
@@ -123,28 +131,48 @@ def _fingerprints(
     return {base: base_reader.fingerprint(Path(base), salt) for base in sorted(wanted)}
 
 
+@dataclass
+class Answer:
+    """What ``ask`` found: the stored report when the run would change nothing, and the
+    listing it made on the way (None when it stopped before listing), which the run that
+    follows may use instead of walking the folders again."""
+
+    report: IngestReport | None = None
+    sources: list[SourceFile] | None = None
+    # size and mtime of every listed file then (None: not reached, or a file unreadable)
+    stats: dict[str, list[int]] | None = None
+
+
 def check(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> IngestReport | None:
     """The stored report when an ingest of ``paths`` would change nothing, else None."""
+    return ask(db_path, paths, extra_bases).report
+
+
+def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
+    """``check``, keeping the listing it made."""
     question = [str(db_path), _arguments(paths, extra_bases), _warehouse_stat(db_path)]
+    answer = Answer()
     try:
         stored = json.loads(sidecar(db_path).read_text(encoding="utf-8"))
         if stored.get("format") != _FORMAT or stored["warehouse"] != question[2]:
-            return None
+            return answer
         if stored["arguments"] != question[1]:
-            return None
+            return answer
         if stored["code"] != code_fingerprint():
-            return None
-        sources = discover(paths)
-        if _listing(sources) != stored["files"]:
-            return None
+            return answer
+        answer.sources = sources = discover(paths)
+        answer.stats = _listing(sources)
+        if answer.stats != stored["files"]:
+            return answer
         links = _links(list(stored["links"]))
         if links != stored["links"]:
-            return None
+            return answer
         if _fingerprints(links, extra_bases, stored["salt"]) != stored["fingerprints"]:
-            return None
-    except Exception:  # anything unexpected: the full run decides
-        return None
-    return IngestReport(files_seen=len(sources), totals=stored["totals"])
+            return answer
+    except Exception:  # anything unexpected: the full run decides (and lists again)
+        return Answer()
+    answer.report = IngestReport(files_seen=len(sources), totals=stored["totals"])
+    return answer
 
 
 def listing_of(
@@ -152,28 +180,39 @@ def listing_of(
     sources: list[SourceFile],
     extra_bases: list[Path],
     salt: str,
-) -> dict[str, Any] | None:
+    now: dict[str, list[int]] | None = None,
+    links: dict[str, list[str]] | None = None,
+    stored: dict[str, list[int]] | None = None,
+) -> Listing | None:
     """What ``remember`` stores, checked against the warehouse inside the run: the files
     (only when it recorded every listed one, unchanged since), every working directory with
     the bases above it (as its cwd links say) and the bases' fingerprints (as it stored
-    them). None when any of them disagrees: the next run then does the whole job."""
-    stored = {
-        path: [size, mtime]
-        for path, size, mtime in con.execute(
-            "select path, size_bytes, mtime_ns from raw_files"
-        ).fetchall()
-    }
-    now = _listing(sources)
+    them). None when any of them disagrees: the next run then does the whole job.
+
+    ``now`` (the files' sizes and mtimes), ``links`` (every working directory of the
+    warehouse with its bases) and ``stored`` (raw_files' sizes and mtimes) may come from
+    earlier in the run, which saves a second stat of every file, a scan of the raw events
+    and one of raw_files: a file or a base that changed since they were taken differs at
+    the next ``check``, which then runs in full."""
+    if stored is None:
+        stored = {
+            path: [size, mtime]
+            for path, size, mtime in con.execute(
+                "select path, size_bytes, mtime_ns from raw_files"
+            ).fetchall()
+        }
+    now = _listing(sources) if now is None else now
     if now is None or any(stored.get(path) != stat for path, stat in now.items()):
         return None
-    cwds = sorted(
-        row[0]
-        for row in con.execute(
-            "select cwd from raw_events where cwd is not null"
-            " union select cwd from raw_tool_calls where cwd is not null"
-        ).fetchall()
-    )
-    links = _links(cwds)
+    if links is None:
+        cwds = sorted(
+            row[0]
+            for row in con.execute(
+                "select cwd from raw_events where cwd is not null"
+                " union select cwd from raw_tool_calls where cwd is not null"
+            ).fetchall()
+        )
+        links = _links(cwds)
     rows = {(cwd, base, depth) for cwd, bases in links.items() for depth, base in enumerate(bases)}
     if rows != set(con.execute("select cwd, base_path, depth from raw_cwd_bases").fetchall()):
         return None

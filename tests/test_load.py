@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from lessons_analytics import transform
+from lessons_analytics import refresh, transform
 from lessons_analytics.ingestion import IngestReport, ingest
 
 DATA = Path(__file__).parent / "data"
@@ -263,11 +263,13 @@ def test_crash_mid_run_leaves_the_warehouse_as_it_was(
     with path.open("ab") as handle:
         handle.write(line(3))
 
-    def crash(con: duckdb.DuckDBPyConnection, sessions_table: str | None = None) -> list[str]:
+    def crash(*_args: object) -> list[str]:
         raise RuntimeError("killed halfway")
 
     # the raw rows of line 3 and the new file state are written before the layers are built
+    # (whole, or for the touched sessions: this run is incremental)
     monkeypatch.setattr(transform, "build", crash)
+    monkeypatch.setattr(refresh, "build_sessions", crash)
     with pytest.raises(RuntimeError, match="killed halfway"):
         run(tmp_path, root)
     assert {t: query(tmp_path, f"select * from {t} order by all") for t in tables} == snapshot

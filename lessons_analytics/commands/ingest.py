@@ -5,14 +5,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
-from lessons_analytics import tables, unchanged
+from lessons_analytics import unchanged
 from lessons_analytics.lessonbase.reader import resolve_base
 from lessons_analytics.options import AppContext, echo_json, json_option, warn
 from lessons_analytics.unchanged import IngestReport
+
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
+
+    Bars = list[ProgressBar[int]]
 
 
 @click.command("ingest")
@@ -57,16 +62,17 @@ def ingest_cmd(
     for base in bases:  # a typo in --base fails before anything is loaded
         resolve_base(base)
     show = not (app.quiet or as_json) and sys.stderr.isatty()
-    bars: list[Any] = []
+    bars: Bars = []
     # a no-op run is told from the file system alone, before Polars and DuckDB are imported
-    known = unchanged.check(app.db_path, sources, list(bases))
+    answer = unchanged.ask(app.db_path, sources, list(bases))
     try:
-        report = known or _ingest(
+        report = answer.report or _ingest(
             app,
             sources,
             list(bases),
             _progress_bar(bars) if show else None,
             _stage_line(bars) if show else None,
+            answer,
         )
     finally:
         for bar in bars:
@@ -74,6 +80,8 @@ def ingest_cmd(
     if as_json:
         echo_json(report.document())
     elif not app.quiet:
+        from lessons_analytics import tables  # 0.07 s of imports a --quiet run does without
+
         click.echo(tables.ingest_summary(report))
     errors = report.totals.get("load_errors", 0)
     if errors and not app.quiet and not as_json:
@@ -106,13 +114,14 @@ def _ingest(
     bases: list[Path],
     progress: Callable[[int, int], Callable[[int], None]] | None,
     stage: Callable[[str], None] | None,
+    asked: unchanged.Answer,
 ) -> IngestReport:
     from lessons_analytics.ingestion import ingest_changed
 
-    return ingest_changed(app.db_path, sources, bases, progress=progress, stage=stage)
+    return ingest_changed(app.db_path, sources, bases, progress, stage, asked)
 
 
-def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]]:
+def _progress_bar(bars: Bars) -> Callable[[int, int], Callable[[int], None]]:
     """A progress bar on stderr, closed by the caller (unchanged files never tick)."""
 
     def start(total: int, _done: int) -> Callable[[int], None]:
@@ -124,7 +133,7 @@ def _progress_bar(bars: list[Any]) -> Callable[[int, int], Callable[[int], None]
     return start
 
 
-def _stage_line(bars: list[Any]) -> Callable[[str], None]:
+def _stage_line(bars: Bars) -> Callable[[str], None]:
     """After the reading bar, one line per later stage: the bar ends where reading does."""
 
     def stage(name: str) -> None:

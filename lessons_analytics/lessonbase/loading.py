@@ -7,7 +7,7 @@ the cwd -> base links are rewritten whenever they change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,13 @@ class BaseRefresh:
     reloaded: bool  # a base changed: every base table was re-read
     links_changed: bool  # the cwd -> base links changed
     links_only_added: bool  # ... and only by links for new working directories
+    # every working directory of the warehouse with the bases above it, nearest first
+    links: dict[str, list[str]] = field(default_factory=dict, compare=False)
 
 
 def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> BaseRefresh:
     """Re-read the bases when any changed since the last run, and the cwd -> base links."""
-    links = _links(con)
+    links, by_cwd = _links(con)
     wanted = {base for _cwd, base in links}
     wanted |= {str(base_reader.resolve_base(path)) for path in extra_bases}
     fingerprints = {base: fingerprint(Path(base)) for base in sorted(wanted)}
@@ -42,7 +44,7 @@ def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> Ba
     if _known_fingerprints(con) == fingerprints:
         if old != new:
             warehouse.replace_table(con, LINK_TABLE, base_frame(LINK_TABLE, cwd_rows))
-        return BaseRefresh(False, old != new, old <= new)
+        return BaseRefresh(False, old != new, old <= new, by_cwd)
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in BASE_TABLES}
     for path, stamp in fingerprints.items():
         snapshot = base_reader.load_base(Path(path))
@@ -51,21 +53,26 @@ def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> Ba
     tables[LINK_TABLE] = cwd_rows
     for name, rows in tables.items():
         warehouse.replace_table(con, name, base_frame(name, rows))
-    return BaseRefresh(True, old != new, False)
+    return BaseRefresh(True, old != new, False, by_cwd)
 
 
-def _links(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], int]:
-    """(cwd, base) -> depth for every working directory a transcript names (0 = nearest)."""
+def _links(
+    con: duckdb.DuckDBPyConnection,
+) -> tuple[dict[tuple[str, str], int], dict[str, list[str]]]:
+    """(cwd, base) -> depth for every working directory a transcript names (0 = nearest),
+    and each of those directories with its bases (none for most)."""
     cwds = [
         row[0]
         for table in ("raw_events", "raw_tool_calls")
         for row in con.execute(f"select distinct cwd from {table} where cwd is not null").fetchall()
     ]
     links: dict[tuple[str, str], int] = {}
+    by_cwd: dict[str, list[str]] = {}
     for cwd in cwds:
-        for depth, base in enumerate(base_reader.discover_bases(cwd)):
-            links.setdefault((cwd, str(base)), depth)
-    return links
+        by_cwd[cwd] = [str(base) for base in base_reader.discover_bases(cwd)]
+        for depth, base in enumerate(by_cwd[cwd]):
+            links.setdefault((cwd, base), depth)
+    return links, by_cwd
 
 
 # Each field ``x`` of a BaseSnapshot fills the raw table ``raw_x``, except these two, whose
