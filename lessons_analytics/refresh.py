@@ -171,7 +171,7 @@ def build_sessions(
             incremental = is_incremental(body)
             if not incremental and not _inputs(body, known, path.stem) - stable - unchanged:
                 unchanged.add(path.stem)
-            if kind == "view":
+            if kind in ("view", "temp"):  # a temp model is a view in the file
                 if path.parent.name == "staging" and not incremental:
                     continue  # read whole, as the full build reads it
                 # the persistent view stays as it is; later models read this one

@@ -139,6 +139,6 @@ def test_a_failing_refresh_reports_its_own_error(tmp_path: Path) -> None:
     warehouse.ensure_raw_tables(con)
     con.execute("create temp table scope (session_id varchar)")
     con.begin()
-    with pytest.raises(duckdb.CatalogException, match="int_events_deduplicated"):
+    with pytest.raises(duckdb.CatalogException, match=r"Table with name int_\w+ does not exist"):
         refresh.build_sessions(con, "scope")
     con.close()
