@@ -705,8 +705,6 @@ STORED_TABLES: dict[str, dict[str, Any]] = {"fct_sign_history": SIGN_HISTORY}
 META_TABLES: dict[str, dict[str, Any]] = {
     # the fingerprint of the sql/ models the layers were last built from: one row at most
     "meta_build": {"models": Str, "built_at": Ts},
-    # the sessions an incremental refresh rebuilds; empty between runs
-    "meta_build_sessions": {"session_id": Str},
     # the export folders a central warehouse was loaded from (exchange.import_parquet)
     "meta_imports": {"folder": Str},
 }

@@ -6,15 +6,13 @@ inside a layer each model after those it names, so a model may use any earlier o
 A model whose header says ``-- incremental: session_id`` holds rows that depend only on
 their own session (and on the bases). After a run that only added or changed transcripts,
 such a model is refreshed for the touched sessions alone (their rows deleted and
-recomputed); every other table is rebuilt whole. Which sessions, and whether a run may
-refresh rather than rebuild, is decided by ``refresh.py``; this module only runs the models.
+recomputed) by ``refresh.build_sessions``, which also decides whether a run may refresh
+rather than rebuild; this module builds every model whole.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -23,58 +21,33 @@ from lessons_analytics import sqlheader
 from lessons_analytics.sqlfiles import layer_files, quote_identifier
 
 
-def build(con: duckdb.DuckDBPyConnection, scope: Scope | None = None) -> list[str]:
-    """(Re)create every model; returns their names in build order. With ``scope`` (set up by
-    ``refresh.build_sessions``), incremental tables are refreshed for the scope's sessions
-    only and every other table is rebuilt whole."""
-    return [_build_one(con, path, scope) for path in layer_files()]
-
-
-@dataclass(frozen=True)
-class Scope:
-    """The sessions an incremental build refreshes: ``sessions`` is a subquery of their
-    ``session_id``s, ``inputs`` rewrites a model's body to read its scoped inputs."""
-
-    sessions: str
-    inputs: Callable[[str], str]
+def build(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """(Re)create every model; returns their names in build order. A refresh of some
+    sessions only is ``refresh.build_sessions``'s, which reads the same files."""
+    return [_build_one(con, path) for path in layer_files()]
 
 
 def model_body(path: Path) -> str:
     return path.read_text(encoding="utf-8").strip().rstrip(";")
 
 
-def _build_one(con: duckdb.DuckDBPyConnection, path: Path, scope: Scope | None) -> str:
-    name = quote_identifier(path.stem)
+def _build_one(con: duckdb.DuckDBPyConnection, path: Path) -> str:
     body = model_body(path)
     kind = materialization(path, body)
     if kind == "temp":
-        _build_temp(con, path.stem, body, scope)
-    elif scope is None:
+        _build_temp(con, path.stem, body)
+    else:
         _drop_other_kind(con, path.stem, kind)
-        con.execute(f"create or replace {kind} {name} as\n{body}")
-    elif kind == "table" and is_incremental(body):
-        con.execute(f"delete from {name} where session_id in {scope.sessions}")
-        inputs = scope.inputs(body)
-        con.execute(
-            f"insert into {name} select * from (\n{inputs}\n) where session_id in {scope.sessions}"
-        )
-    elif kind == "table":
-        con.execute(f"create or replace table {name} as\n{body}")
+        con.execute(f"create or replace {kind} {quote_identifier(path.stem)} as\n{body}")
     return path.stem
 
 
-def _build_temp(con: duckdb.DuckDBPyConnection, stem: str, body: str, scope: Scope | None) -> None:
+def _build_temp(con: duckdb.DuckDBPyConnection, stem: str, body: str) -> None:
     """A temporary table for the models of this build that read it, which shadows the view
-    of the same name the file keeps (for the audits and whoever queries the warehouse). In an
-    incremental build it holds the refreshed sessions only: its staging inputs are scoped
-    already, an incremental model reads the scoped rows of the incremental tables, as an
-    incremental table's refresh does, and keeps the rows of those sessions."""
+    of the same name the file keeps (for the audits and whoever queries the warehouse)."""
     name = quote_identifier(stem)
-    if scope is None:
-        _drop_other_kind(con, stem, "view")
-        con.execute(f"create or replace view {name} as\n{body}")
-    elif is_incremental(body):
-        body = f"select * from (\n{scope.inputs(body)}\n) where session_id in {scope.sessions}"
+    _drop_other_kind(con, stem, "view")
+    con.execute(f"create or replace view {name} as\n{body}")
     con.execute(f"create or replace temp table {name} as\n{body}")
 
 
