@@ -170,31 +170,16 @@ journal as (
 
 unplaced_weeks as (
     select
-        unplaced.base_path,
-        unplaced.lesson_id,
-        strftime(unplaced.missed_at, '%G-W%V') as week,
-        case
-            when
-                lessons.activated_at is null
-                or unplaced.missed_at < lessons.activated_at then 'before'
-            when
-                lessons.deactivated_at is null
-                or unplaced.missed_at < lessons.deactivated_at then 'after'
-            else 'inactive'
-        end as period,
-        count(distinct unplaced.independence_key) as hits,
-    from unplaced
-    inner join lessons using (base_path, lesson_id)
-    inner join spans using (base_path)
-    where
-        unplaced.missed_at
-        between spans.first_started_at and spans.last_ended_at
-        and ($since is null or unplaced.missed_at >= $since)
-        and ($until is null or unplaced.missed_at < $until)
+        base_path,
+        lesson_id,
+        strftime(missed_at, '%G-W%V') as week,
+        period,
+        count(distinct independence_key) as hits,
+    from unplaced_periods
     group by
-        unplaced.base_path,
-        unplaced.lesson_id,
-        strftime(unplaced.missed_at, '%G-W%V'),
+        base_path,
+        lesson_id,
+        strftime(missed_at, '%G-W%V'),
         period
 ),
 
