@@ -78,6 +78,7 @@ def _params(duck: Any) -> list[dict[str, Any]]:
         "gap_cap_s": 300,
         "retire_window_days": 60,
         "window_sessions": 20,
+        "shown": 10,
     }
     window = {
         "bases": [base],
