@@ -15,6 +15,10 @@ class NoWarehouse(LessonsAnalyticsError):
     """The warehouse file does not exist yet: run ``ingest`` first."""
 
 
+class StaleWarehouse(LessonsAnalyticsError):
+    """The warehouse was built by other ``sql/`` models (another version): ingest rebuilds it."""
+
+
 class BaseNotFound(LessonsAnalyticsError):
     """A path given as a lesson base holds no ``LESSONS/`` folder."""
 

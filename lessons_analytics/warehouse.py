@@ -12,7 +12,7 @@ import duckdb
 import orjson
 import polars as pl
 
-from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse
+from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse, StaleWarehouse
 from lessons_analytics.schema import (
     BASE_TABLES,
     FILE_TABLES,
@@ -45,7 +45,27 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     # inside a Jupyter kernel without ipywidgets DuckDB refuses the setting itself
     with contextlib.suppress(duckdb.InvalidInputException):
         con.execute("set enable_progress_bar = false")
+    if read_only:
+        _refuse_stale(con, path)
     return con
+
+
+def _refuse_stale(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """A warehouse built by other sql/ models lacks or misshapes what today's queries read:
+    say so once, before a query fails on a missing mart or column. (A write connection is
+    the ingest's, which rebuilds such a warehouse itself.)"""
+    from lessons_analytics.transform import models_fingerprint
+
+    try:
+        built = con.execute("select models from meta_build").fetchall()
+    except duckdb.CatalogException:
+        return  # never built by lessons-analytics: the query names what it misses
+    if built and built[0][0] != models_fingerprint():
+        con.close()
+        raise StaleWarehouse(
+            f"{path}: built by another version of lessons-analytics (other sql/ models);"
+            " run `lessons-analytics ingest` to rebuild it"
+        )
 
 
 class ArrowStream:
