@@ -43,10 +43,9 @@ The verdict, first rule that holds:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
-import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.documents import (
@@ -63,6 +62,13 @@ from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
 from lessons_analytics.settings import Thresholds
 
+if TYPE_CHECKING:
+    import polars as pl
+
+# Polars is imported inside the functions that build frames: `stats` imports this module for
+# the transcript signs, and a base read from its files (or a warehouse whose rituals have no
+# call) needs no frame; importing Polars would be most of such a run.
+
 __all__ = [
     "VERDICTS",
     "effect_document",
@@ -77,18 +83,22 @@ __all__ = [
 VERDICTS = ("helps", "not holding", "not surfaced", "costs more than it saves",
             "retire candidate", "insufficient evidence")  # fmt: skip
 
-_STAT_COLUMNS: dict[str, Any] = {
-    "rate_before": pl.Float64, "rate_before_lo": pl.Float64, "rate_before_hi": pl.Float64,
-    "rate_after": pl.Float64, "rate_after_lo": pl.Float64, "rate_after_hi": pl.Float64,
-    "diff": pl.Float64, "diff_lo": pl.Float64, "diff_hi": pl.Float64, "p_value": pl.Float64,
-    "sessions_needed": pl.Int64, "sessions_still_needed": pl.Int64,
-    "recalled_rate": pl.Float64, "unrecalled_rate": pl.Float64,
-    "recall_diff": pl.Float64, "recall_diff_lo": pl.Float64, "recall_diff_hi": pl.Float64,
-    "recall_p_value": pl.Float64,
-    "cost_hours_per_week": pl.Float64, "cost_tokens_per_week": pl.Float64,
-    "avoided_hits_per_week_max": pl.Float64,
-    "verdict": pl.String, "verdict_reason": pl.String,
-}  # fmt: skip
+
+def _stat_columns() -> dict[str, Any]:
+    import polars as pl
+
+    return {
+        "rate_before": pl.Float64, "rate_before_lo": pl.Float64, "rate_before_hi": pl.Float64,
+        "rate_after": pl.Float64, "rate_after_lo": pl.Float64, "rate_after_hi": pl.Float64,
+        "diff": pl.Float64, "diff_lo": pl.Float64, "diff_hi": pl.Float64, "p_value": pl.Float64,
+        "sessions_needed": pl.Int64, "sessions_still_needed": pl.Int64,
+        "recalled_rate": pl.Float64, "unrecalled_rate": pl.Float64,
+        "recall_diff": pl.Float64, "recall_diff_lo": pl.Float64, "recall_diff_hi": pl.Float64,
+        "recall_p_value": pl.Float64,
+        "cost_hours_per_week": pl.Float64, "cost_tokens_per_week": pl.Float64,
+        "avoided_hits_per_week_max": pl.Float64,
+        "verdict": pl.String, "verdict_reason": pl.String,
+    }  # fmt: skip
 
 
 Costs = dict[tuple[str, str], tuple[float, float]]
@@ -126,6 +136,8 @@ def _effects(
     t: Thresholds,
     costs: Costs | None,
 ) -> pl.DataFrame:
+    import polars as pl
+
     counts = (
         rows.filter(pl.col("is_listed"))
         .unique(subset=["base_path", "lesson_id"], keep="first", maintain_order=True)
@@ -137,7 +149,7 @@ def _effects(
     for row in counts.to_dicts():
         hours, tokens = costs.get((row["base_path"], row["lesson_id"]), (0.0, 0.0))
         out.append({**row, **_statistics(row, t, hours, tokens)})
-    schema: dict[str, Any] = {**dict(counts.schema), **_STAT_COLUMNS}
+    schema: dict[str, Any] = {**dict(counts.schema), **_stat_columns()}
     frame = pl.DataFrame(out or None, schema=schema)
     return frame.rename({"base_path": "base_root"})
 
@@ -158,6 +170,8 @@ def lesson_weeks(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.DataFra
 
 
 def _weeks(rows: pl.DataFrame) -> pl.DataFrame:
+    import polars as pl
+
     frame = rows.filter(pl.col("week").is_not_null()).select(
         ["base_path", "lesson_id", *_WEEK_COLUMNS]
     )
@@ -322,10 +336,12 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
     weeks of the base's sessions (``effect_cost_weeks``)."""
     weeks = {
         str(row["base_path"]): int(row["weeks"] or 0)
-        for row in metrics.query(con, "effect_cost_weeks", **filters.params()).to_dicts()
+        for row in metrics.query_rows(con, "effect_cost_weeks", **filters.params())
     }
     out: Costs = {}
     for item in metrics.lesson_rituals(con, filters):
+        import polars as pl  # here: only a ritual's calls are summed in a frame (see ritual_cost)
+
         base = item["base_path"]
         scoped = Filters((base,), filters.since, filters.until)
         calls = metrics.query(con, "cost_calls", **scoped.params(), pattern=item["ritual"])
@@ -335,7 +351,7 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
     known = set(metrics.known_bases(con, filters))
     params = {**filters.params(), "divisor": t["chars_per_token"],
               "large_bytes": t["large_body_bytes"]}  # fmt: skip
-    for row in metrics.query(con, "bodies_by_lesson", **params).to_dicts():
+    for row in metrics.query_rows(con, "bodies_by_lesson", **params):
         base, span = row["base_path"], weeks.get(row["base_path"], 0)
         if base not in known:
             continue

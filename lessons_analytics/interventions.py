@@ -12,15 +12,17 @@ the window: the denominators differ and the columns say which.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import newcombe, wilson
 from lessons_analytics.settings import Thresholds
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # (measure, numerator column stem, denominator column stem)
 MEASURES = (
@@ -31,6 +33,8 @@ MEASURES = (
 
 
 def _columns() -> dict[str, Any]:
+    import polars as pl
+
     out: dict[str, Any] = {}
     for name, _num, _den in MEASURES:
         for side in ("before", "after"):
@@ -66,6 +70,8 @@ def intervention_windows(
     transcript line that makes it count (ref_file, ref_line), by base, group, side
     (before first), start and id. Summing its flags per (base, group, side) gives the
     counts of the first frame."""
+    import polars as pl  # here: `stats` imports this module through effect without a frame
+
     t = thresholds
     params = {**filters.params(), "window_sessions": int(t["intervention_window_sessions"])}
     rows = metrics.query(con, "effect_interventions", **params)

@@ -28,7 +28,6 @@ from lessons_analytics import effect, metrics
 from lessons_analytics.check import LessonFile, check_index
 from lessons_analytics.documents import BaseStatsRow, SignRow
 from lessons_analytics.errors import BaseNotFound
-from lessons_analytics.lessonbase import loading as baseload
 from lessons_analytics.lessonbase.reader import load_base, resolve_base
 from lessons_analytics.lessonbase.shapes import is_sleep_marker
 from lessons_analytics.redact import redact
@@ -111,8 +110,8 @@ class SignInputs:
             return None
         return cls(
             base,
-            metrics.query(con, "sign_lessons", bases=[base]).to_dicts(),
-            metrics.query(con, "sign_hits", bases=[base]).to_dicts(),
+            metrics.query_rows(con, "sign_lessons", bases=[base]),
+            metrics.query_rows(con, "sign_hits", bases=[base]),
             rows[0]["index_path"] or str(Path(base) / "INDEX.md"),
             rows[0]["index_text"],
         )
@@ -126,7 +125,7 @@ class SignInputs:
 
 def _held(con: duckdb.DuckDBPyConnection, base: str) -> list[dict[str, Any]]:
     try:
-        return metrics.query(con, "sign_base", bases=[base]).to_dicts()
+        return metrics.query_rows(con, "sign_base", bases=[base])
     except duckdb.CatalogException:  # layers never built, or built by an older version
         return []
 
@@ -143,6 +142,10 @@ def base_stats(
     held = _held(con, str(path)) if con is not None else []
     if con is not None and held:
         stats = warehouse_stats(con, str(path), as_of, thresholds)
+        # here: the base loader imports the raw schema and Polars, which a base read from
+        # its files alone never needs
+        from lessons_analytics.lessonbase import loading as baseload
+
         stats.changed_since_ingest = baseload.fingerprint(path) != held[0]["fingerprint"]
         return stats
     return _stats(SignInputs.from_files(path), as_of, thresholds, con)
@@ -307,7 +310,7 @@ def _transcript_signs(
     if con is None or not _in_warehouse(con, base):
         return [Sign(name, None, threshold, False) for name, threshold in names]
     filters = metrics.Filters((base,))
-    per_lesson = metrics.query(con, "hits_by_lesson", **filters.params()).to_dicts()
+    per_lesson = metrics.query_rows(con, "hits_by_lesson", **filters.params())
     failed = sorted(
         r["lesson_id"] for r in per_lesson if r["recalled"] >= t["recalled_but_failed_hits"]
     )
@@ -349,10 +352,10 @@ def _helped_disagrees(
 
 def _in_warehouse(con: duckdb.DuckDBPyConnection, base: str) -> bool:
     try:
-        found = metrics.query(con, "bases", bases=[base])
+        found = metrics.query_rows(con, "bases", bases=[base])
     except duckdb.CatalogException:  # a warehouse whose layers were never built
         return False
-    return not found.is_empty()
+    return bool(found)
 
 
 def _costly_ritual(costs: effect.Costs, t: Thresholds) -> Sign:

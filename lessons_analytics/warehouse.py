@@ -7,24 +7,21 @@ import errno
 import re
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import orjson
-import polars as pl
 
 from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse, StaleWarehouse
-from lessons_analytics.schema import (
-    BASE_TABLES,
-    FILE_TABLES,
-    META_TABLES,
-    RAW_TABLES,
-    Columns,
-    FileRow,
-    FileState,
-    create_sql,
-    empty_base_frame,
-)
 from lessons_analytics.sqlfiles import quote_identifier
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from lessons_analytics.schema import FileRow, FileState
+
+# Polars and the raw schema (which declares its types in Polars) are imported inside the
+# functions that write: every analysis command only calls ``connect`` and reads rows straight
+# from DuckDB, and importing Polars would be most of its run time.
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -83,6 +80,14 @@ class ArrowStream:
 
 
 def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
+    from lessons_analytics.schema import (
+        BASE_TABLES,
+        META_TABLES,
+        RAW_TABLES,
+        create_sql,
+        empty_base_frame,
+    )
+
     for table in [*RAW_TABLES, *META_TABLES]:
         con.execute(create_sql(table))
     existing = {row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()}
@@ -95,6 +100,10 @@ def file_states(
     con: duckdb.DuckDBPyConnection, paths: list[str] | None = None
 ) -> dict[str, FileState]:
     """What raw_files holds of every loaded file, or of ``paths`` only."""
+    import orjson
+
+    from lessons_analytics.schema import FileState
+
     sql = (
         "select path, file_id, size_bytes, mtime_ns, consumed_bytes, consumed_lines,"
         " head_hash, context_json from raw_files"
@@ -114,6 +123,10 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
     """Drop every row of rewritten files before their new rows go in."""
     if not file_ids:
         return
+    import polars as pl
+
+    from lessons_analytics.schema import FILE_TABLES
+
     ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
     con.register("forget_ids", ArrowStream(ids))
     for table in FILE_TABLES:
@@ -127,6 +140,8 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
 def write_states(con: duckdb.DuckDBPyConnection, states: list[FileRow]) -> None:
     if not states:
         return
+    from lessons_analytics.schema import Columns
+
     columns: Columns[FileRow] = Columns("raw_files")
     for state in states:
         columns.add(state)
