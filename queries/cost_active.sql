@@ -28,37 +28,45 @@ calls as (
         and result_at is not null
 ),
 
-events as (
-    -- only the sessions with a call: a session's gaps depend on its own events alone
+gaps as (
+    -- the stored gaps (fct_events.gap_s) of the sessions with a call: a session's gaps
+    -- depend on its own events alone. gap_us: the gap in whole microseconds again (it
+    -- was a date_diff in microseconds / 1e6, so rounding gives it back exactly)
     select
         events.session_id,
         events.ts,
-        lag(events.ts) over (
-            partition by events.session_id order by events.ts
-        ) as previous_at,
+        events.gap_s,
+        cast(round(events.gap_s * 1e6) as bigint) as gap_us,
     from fct_events as events
     inner join sessions using (session_id)
     where
-        events.ts is not null
+        events.gap_s is not null
         and events.session_id in (select calls.session_id, from calls)
 ),
 
 timeline as (
-    -- the calls' starts and the gaps' first events on one time line per session
+    -- the calls' starts and the gaps' first events on one time line per session. A gap
+    -- began gap_us before its event, at the session's previous timestamped event; the
+    -- interval goes in hours, seconds and microseconds because DuckDB multiplies an
+    -- interval by a 32-bit integer, too small for a gap's microseconds
     select
         session_id,
         called_at as at_time,
         result_at,
         null as ts,
+        null as gap_s,
     from calls
     union all
     select
         session_id,
-        previous_at as at_time,
+        ts
+        - interval 1 hour * (gap_us // 3600000000)
+        - interval 1 second * (gap_us // 1000000 % 3600)
+        - interval 1 microsecond * (gap_us % 1000000) as at_time,
         null as result_at,
         ts,
-    from events
-    where previous_at is not null
+        gap_s,
+    from gaps
 ),
 
 reach as (
@@ -66,8 +74,8 @@ reach as (
     -- peers: a call started at a gap's first event counts)
     select
         session_id,
-        at_time,
         ts,
+        gap_s,
         max(result_at) over (
             partition by session_id order by at_time
             range between unbounded preceding and current row
@@ -78,9 +86,7 @@ reach as (
 inside as (
     -- a gap lies inside a call when a call started by its first event reaches its
     -- second: one pass over the time line instead of testing every call of the session
-    select
-        session_id,
-        date_diff('microsecond', at_time, ts) / 1e6 as gap_s,
+    select gap_s,
     from reach
     where ts is not null and ts <= reach_at
 )

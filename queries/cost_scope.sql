@@ -5,10 +5,10 @@
 -- (seconds an idle gap counts at most: the setting thresholds.gap_cap_s, or `cost --gap-cap`;
 -- bound by the caller, no default here).
 -- active_seconds: sum of the gaps between consecutive events of each session, each gap
--- capped at $gap_cap_s; a session's first event has no gap. Choice: recomputed from
--- fct_events on every call rather than read from fct_sessions.active_seconds, which is
--- stored at the spec's fixed cap for the exports (see its header), so the settings reach
--- every number without a rebuild.
+-- capped at $gap_cap_s; a session's first event has no gap. Choice: summed from the
+-- uncapped gaps stored in fct_events.gap_s on every call rather than read from
+-- fct_sessions.active_seconds, which is stored at the spec's fixed cap for the exports
+-- (see its header), so the settings reach every number without a rebuild.
 -- weeks: ISO weeks from the first to the last week of these sessions, inclusive.
 with
 
@@ -24,14 +24,10 @@ sessions as (
 ),
 
 gaps as (
-    select
-        events.session_id,
-        date_diff('microsecond', lag(events.ts) over (
-            partition by events.session_id order by events.ts
-        ), events.ts) / 1e6 as gap_s,
+    select events.gap_s,
     from fct_events as events
     inner join sessions using (session_id)
-    where events.ts is not null
+    where events.gap_s is not null
 )
 
 select

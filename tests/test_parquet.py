@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,45 @@ def test_layout_partitions_types_and_version(machines: dict[str, Any]) -> None:
         assert exported == con.execute(f"select count(*) from {table}").fetchall()[0][0]
     stamp = pq.read_schema(next((shared / "raw_events").rglob("*.parquet"))).field("ts").type
     assert str(stamp) == "timestamp[us, tz=UTC]"
+
+
+def test_events_carry_their_stored_gap(machines: dict[str, Any]) -> None:
+    """fct_events.gap_s is part of the contract: exported as a double, row for row, and the
+    gaps capped at the spec's 300 s add up to each session's exported active time."""
+    shared: Path = machines["shared"]
+    events = pq.read_table(shared / "fct_events", partitioning="hive")
+    assert str(events.schema.field("gap_s").type) == "double"
+    con = duckdb.connect(str(machines["alice_db"]), read_only=True)
+    stored = con.execute("select file_id, line_no, gap_s from fct_events").fetchall()
+    exported = zip(
+        events.column("file_id").to_pylist(),
+        events.column("line_no").to_pylist(),
+        events.column("gap_s").to_pylist(),
+        strict=True,
+    )
+    assert sorted(exported, key=str) == sorted(stored, key=str)
+    assert sum(g is not None and g > 0 for *_, g in stored) > 100
+    # the active time from the exported rows alone, in Python: a session's timestamped
+    # events in time order, each gap capped at 300 s
+    by_session: dict[str, list[Any]] = {}
+    for session, ts in zip(
+        events.column("session_id").to_pylist(), events.column("ts").to_pylist(), strict=True
+    ):
+        if ts is not None:
+            by_session.setdefault(session, []).append(ts)
+    sessions = pq.read_table(shared / "fct_sessions", partitioning="hive")
+    active = dict(
+        zip(
+            sessions.column("session_id").to_pylist(),
+            sessions.column("active_seconds").to_pylist(),
+            strict=True,
+        )
+    )
+    assert by_session and set(by_session) <= set(active)
+    for session, stamps in by_session.items():
+        stamps.sort()
+        expected = sum(min((b - a).total_seconds(), 300) for a, b in pairwise(stamps))
+        assert active[session] == pytest.approx(expected, abs=1e-6), session
 
 
 def test_a_re_export_writes_nothing(machines: dict[str, Any]) -> None:

@@ -2,6 +2,13 @@
 -- Grain: one row per transcript line. Usage and message ids live in fct_messages.
 -- key: file_id, line_no
 -- incremental: session_id (rows depend on their own session only)
+-- gap_s: seconds since the previous event with a timestamp of the same session (all its
+-- runs together: the window is the session, so a refresh of one session recomputes it
+-- whole); null for a session's first timestamped event and for an event without ts. Ties
+-- on ts are ordered by the key, so which of two simultaneous events carries the gap and
+-- which carries 0 is the same on every build. Stored uncapped: the gap cap is a setting
+-- that every query applies with least(gap_s, $gap_cap_s), so the settings reach every
+-- number without a rebuild, while the window runs once here instead of in each query.
 with
 
 events as (
@@ -22,5 +29,15 @@ select
         cache_creation_tokens, cache_read_tokens, text_head
     ),
     events.session_id || '/' || events.agent_key as agent_run_id,
+    -- events without ts sort last, after every timestamped event, and their own gap is
+    -- null (date_diff of a null), so they neither have nor break a gap
+    date_diff(
+        'microsecond',
+        lag(events.ts) over (
+            partition by events.session_id
+            order by events.ts asc nulls last, events.file_id asc, events.line_no asc
+        ),
+        events.ts
+    ) / 1e6 as gap_s,
 from events
 inner join runs using (session_id, agent_key)

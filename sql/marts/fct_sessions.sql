@@ -11,21 +11,12 @@
 -- queries/cost_scope.sql from the events with the setting bound as $gap_cap_s.
 with
 
-events as (
-    select
-        session_id,
-        ts,
-    from fct_events
-    where ts is not null
-),
-
 gaps as (
+    -- the gaps fct_events stores (its gap_s: the same consecutive timestamped events)
     select
         session_id,
-        date_diff(
-            'microsecond', lag(ts) over (partition by session_id order by ts), ts
-        ) / 1e6 as gap_s,
-    from events
+        gap_s,
+    from fct_events
 ),
 
 active as (
