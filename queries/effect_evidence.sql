@@ -5,6 +5,8 @@
 -- recall of it. Parameters: $bases, $since, $until (on the session's start).
 -- The counts of effect_lessons are these rows counted by period, is_hit and is_recalled
 -- (plus the hits that name no exposed session, which have no row here).
+-- Order: by start, then session id, so two sessions started in the same microsecond come
+-- out the same way on every build.
 with
 
 exposures as (
@@ -98,4 +100,5 @@ from exposures
 inner join sessions using (session_id)
 left join recall_lines using (base_path, lesson_id, session_id)
 left join hit_lines using (base_path, lesson_id, session_id)
-order by exposures.base_path, exposures.lesson_id, exposures.started_at
+order by
+    exposures.base_path, exposures.lesson_id, exposures.started_at, exposures.session_id
