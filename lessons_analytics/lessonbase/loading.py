@@ -18,6 +18,7 @@ from lessons_analytics import warehouse
 from lessons_analytics.lessonbase import reader as base_reader
 from lessons_analytics.lessonbase.reader import BaseSnapshot
 from lessons_analytics.schema import BASE_TABLES, Str, base_frame
+from lessons_analytics.sqlfiles import quote_identifier
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,9 @@ def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> Ba
     cwd_rows = [{"cwd": c, "base_path": b, "depth": d} for (c, b), d in sorted(links.items())]
     old = {
         tuple(row)
-        for row in con.execute(f"select cwd, base_path, depth from {LINK_TABLE}").fetchall()
+        for row in con.execute(
+            f"select cwd, base_path, depth from {quote_identifier(LINK_TABLE)}"
+        ).fetchall()
     }
     new = {(row["cwd"], row["base_path"], row["depth"]) for row in cwd_rows}
     if _known_fingerprints(con) == fingerprints:
@@ -64,7 +67,9 @@ def _links(
     cwds = [
         row[0]
         for table in ("raw_events", "raw_tool_calls")
-        for row in con.execute(f"select distinct cwd from {table} where cwd is not null").fetchall()
+        for row in con.execute(
+            f"select distinct cwd from {quote_identifier(table)} where cwd is not null"
+        ).fetchall()
     ]
     links: dict[tuple[str, str], int] = {}
     by_cwd: dict[str, list[str]] = {}
@@ -138,5 +143,5 @@ def _table_rows(con: duckdb.DuckDBPyConnection, table: str) -> int:
     ).fetchall()[0]
     if not exists[0]:
         return 0
-    count = con.execute(f"select count(*) from {table}").fetchall()[0]
+    count = con.execute(f"select count(*) from {quote_identifier(table)}").fetchall()[0]
     return int(count[0])
