@@ -5,9 +5,10 @@ from __future__ import annotations
 import shlex
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lessons_analytics.unchanged import IngestReport
+if TYPE_CHECKING:  # for the annotation only: unchanged.py imports the base reader
+    from lessons_analytics.unchanged import IngestReport
 
 WIDTH = 100
 
