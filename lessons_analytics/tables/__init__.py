@@ -7,9 +7,9 @@ of the same name here, which returns the text to print; no command builds a tabl
 from __future__ import annotations
 
 from lessons_analytics.tables.analyses import bodies, cost, coverage, heads, hits, recalled
+from lessons_analytics.tables.base_files import check, lint
 from lessons_analytics.tables.demo import demo
 from lessons_analytics.tables.effect import effect
-from lessons_analytics.tables.base_files import check, lint
 from lessons_analytics.tables.runs import explore, ingest_summary
 from lessons_analytics.tables.stats import stats
 
