@@ -55,7 +55,7 @@ for name in raw:
 took("(raw tables)", start)
 for path in layer_files():
     start = clock()
-    transform._build_one(con, path, None)
+    transform._build_one(con, path)
     took(path.stem, start)
 start = clock()
 con.commit()
