@@ -7,7 +7,7 @@ Every function takes an open warehouse connection and ``Filters``; the SQL lives
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -202,6 +202,9 @@ class _Memo:
     # per_base: the SQL of the queries asked once for ``bases`` (see ``per_base``)
     bases: tuple[str, ...] = ()
     per_base: frozenset[str] = frozenset()
+    # by_time: the SQL of the queries sliced from their unbounded answer, and the column
+    # their $since and $until bound (see ``by_time``)
+    by_time: dict[str, str] = field(default_factory=dict)
 
 
 _MEMO: ContextVar[_Memo | None] = ContextVar("lessons_analytics_query_memo", default=None)
@@ -246,6 +249,26 @@ def per_base(
         memo.bases, memo.per_base = saved
 
 
+@contextmanager
+def by_time(con: duckdb.DuckDBPyConnection, columns: Mapping[str, str]) -> Iterator[None]:
+    """Inside ``remembering(con)``: a query named in ``columns`` asked with ``$since`` or
+    ``$until`` is answered by the rows of its answer without them (asked once) whose
+    column ``columns[name]`` lies in [since, until). The report asks a ritual's calls for
+    the week, the week before, the trend and all time. Only for a query whose $since and
+    $until do nothing but keep the rows whose that column, shown as it is, lies in the
+    window, and whose order does not depend on them."""
+    memo = _MEMO.get()
+    if memo is None or memo.con is not con:
+        yield
+        return
+    saved = memo.by_time
+    memo.by_time = {**saved, **{sqlfiles.load(n): column for n, column in columns.items()}}
+    try:
+        yield
+    finally:
+        memo.by_time = saved
+
+
 def _hashable(value: object) -> object:
     return tuple(_hashable(v) for v in value) if isinstance(value, list | tuple) else value
 
@@ -267,11 +290,22 @@ def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) ->
     frame = memo.frames.get(key)
     if frame is None:
         base = _one_of_many(memo, sql, bound)
+        since, until = bound.get("since"), bound.get("until")
         if base is not None:
             import polars as pl
 
             every = run_sql(con, sql, {**bound, "bases": list(memo.bases)})
             frame = every.filter(pl.col("base_path") == base)
+        elif sql in memo.by_time and (since is not None or until is not None):
+            import polars as pl
+
+            every = run_sql(con, sql, {**bound, "since": None, "until": None})
+            at = pl.col(memo.by_time[sql])
+            frame = every.filter(
+                at.is_not_null(),
+                *([] if since is None else [at >= since]),
+                *([] if until is None else [at < until]),
+            )
         else:
             frame = _run(con, sql, bound)
         memo.frames[key] = frame

@@ -1,5 +1,6 @@
-"""The report asks its per-base queries once for every base (``metrics.per_base``): each
-base's rows of that answer are the answer for the base alone, in the same order."""
+"""The report asks its per-base queries once for every base (``metrics.per_base``) and a
+ritual's calls once for all time (``metrics.by_time``): each base's rows, each window's
+slice, are the answer asked for that base, that window alone, in the same order."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.demo import build_demo
 from lessons_analytics.ingestion import ingest
-from lessons_analytics.report.data import PER_BASE
+from lessons_analytics.report.data import BY_TIME, PER_BASE
 
 
 @pytest.fixture(scope="module")
@@ -89,3 +90,19 @@ def test_outside_the_block_a_base_is_asked_alone(con: duckdb.DuckDBPyConnection)
             pass
         frame = metrics.query(con, "heads", bases=[bases[0]])
     assert frame["base_path"].to_list() == [bases[0]]
+
+
+@pytest.mark.parametrize("name", sorted(BY_TIME))
+@pytest.mark.parametrize(("since", "until"), [*WINDOWS[1:], (WINDOWS[2][0], None)])
+def test_a_window_is_its_slice_of_all_time(
+    con: duckdb.DuckDBPyConnection, name: str, since: datetime | None, until: datetime | None
+) -> None:
+    rituals = metrics.query_rows(con, "lesson_rituals")
+    assert rituals
+    for item in rituals:
+        params = {"bases": [item["base_path"]], "pattern": item["ritual"]}
+        alone = metrics.query(con, name, **params, since=since, until=until)
+        with metrics.remembering(con), metrics.by_time(con, BY_TIME):
+            sliced = metrics.query(con, name, **params, since=since, until=until)
+        assert sliced.schema == alone.schema
+        assert sliced.rows() == alone.rows(), item
