@@ -205,6 +205,7 @@ class _Memo:
     # by_time: the SQL of the queries sliced from their unbounded answer, and the column
     # their $since and $until bound (see ``by_time``)
     by_time: dict[str, str] = field(default_factory=dict)
+    parts: dict[_Key, dict[str, pl.DataFrame]] = field(default_factory=dict)
 
 
 _MEMO: ContextVar[_Memo | None] = ContextVar("lessons_analytics_query_memo", default=None)
@@ -292,10 +293,7 @@ def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) ->
         base = _one_of_many(memo, sql, bound)
         since, until = bound.get("since"), bound.get("until")
         if base is not None:
-            import polars as pl
-
-            every = run_sql(con, sql, {**bound, "bases": list(memo.bases)})
-            frame = every.filter(pl.col("base_path") == base)
+            frame = _base_part(memo, con, sql, {**bound, "bases": list(memo.bases)}, base)
         elif sql in memo.by_time and (since is not None or until is not None):
             import polars as pl
 
@@ -310,6 +308,20 @@ def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) ->
             frame = _run(con, sql, bound)
         memo.frames[key] = frame
     return frame
+
+
+def _base_part(
+    memo: _Memo, con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any], base: str
+) -> pl.DataFrame:
+    """``base``'s rows of the answer for every base (split once, in the answer's order)."""
+    key = _key(sql, bound)
+    parts = memo.parts.get(key)
+    if parts is None:
+        every = run_sql(con, sql, bound)
+        split = every.partition_by("base_path", as_dict=True, maintain_order=True)
+        parts = memo.parts[key] = {str(k[0]): v for k, v in split.items()}
+    # a base without rows: the answer's columns, no rows (the answer is remembered)
+    return parts[base] if base in parts else run_sql(con, sql, bound).clear()
 
 
 def _one_of_many(memo: _Memo, sql: str, bound: dict[str, Any]) -> str | None:
