@@ -271,7 +271,10 @@ def by_time(con: duckdb.DuckDBPyConnection, columns: Mapping[str, str]) -> Itera
 
 
 def _hashable(value: object) -> object:
-    return tuple(_hashable(v) for v in value) if isinstance(value, list | tuple) else value
+    if not isinstance(value, list | tuple):
+        return value
+    # a list of scalars (cost_active's thousands of call ids) as it is, without a call each
+    return tuple(_hashable(v) if isinstance(v, list | tuple) else v for v in value)
 
 
 def _bound(sql: str, params: dict[str, Any]) -> dict[str, Any]:
