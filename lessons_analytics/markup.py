@@ -77,6 +77,7 @@ def md_link(label: object, target: str) -> str:
 # backtick or an asterisk in data can never open, close or shift one of the two marks.
 _LIT = re.compile(r"\\(?=[\\`*]|$)|[`*]")
 _TICKS = re.compile(r"`+")
+_PLAIN = re.compile(r"[^\\`*]+")
 
 
 def lit(text: object) -> str:
@@ -131,9 +132,13 @@ def inline_spans(text: str) -> list[tuple[str, str]]:
             flush()
             spans.append(("em", _unescape(text[i + 1 : end])))
             i = end + 1
-        else:
+        elif c in "\\`*":
             buf.append(c)
             i += 1
+        else:  # the run of plain characters up to the next mark, at once
+            plain = _PLAIN.match(text, i).group(0)  # type: ignore[union-attr]
+            buf.append(plain)
+            i += len(plain)
     flush()
     return spans
 

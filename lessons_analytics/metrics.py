@@ -7,7 +7,7 @@ Every function takes an open warehouse connection and ``Filters``; the SQL lives
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -199,6 +199,13 @@ _Key = tuple[str, tuple[tuple[str, object], ...]]
 class _Memo:
     con: duckdb.DuckDBPyConnection
     frames: dict[_Key, pl.DataFrame] = field(default_factory=dict)
+    # per_base: the SQL of the queries asked once for ``bases`` (see ``per_base``)
+    bases: tuple[str, ...] = ()
+    per_base: frozenset[str] = frozenset()
+    # by_time: the SQL of the queries sliced from their unbounded answer, and the column
+    # their $since and $until bound (see ``by_time``)
+    by_time: dict[str, str] = field(default_factory=dict)
+    parts: dict[_Key, dict[str, pl.DataFrame]] = field(default_factory=dict)
 
 
 _MEMO: ContextVar[_Memo | None] = ContextVar("lessons_analytics_query_memo", default=None)
@@ -219,8 +226,55 @@ def remembering(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         _MEMO.reset(token)
 
 
+@contextmanager
+def per_base(
+    con: duckdb.DuckDBPyConnection, bases: Sequence[str], names: Iterable[str]
+) -> Iterator[None]:
+    """Inside ``remembering(con)``: a query of ``names`` asked for one base of ``bases``
+    (``$bases`` a list of that one path) runs once for all of ``bases`` and each base is
+    given its own rows of that answer. A report asks every question once per base, and
+    most of a small query's time is the engine's start, not its rows: 3 bases ran 3 of
+    each. Only for a query whose every row names its base (``base_path``), is computed
+    from that base's rows alone and is ordered by ``base_path`` first, then by a key
+    unique within the base: its rows for one base are then the rows it gives for that
+    base alone, in the same order (tests/test_report_per_base.py holds each to it)."""
+    memo = _MEMO.get()
+    if memo is None or memo.con is not con or len(bases) < 2:
+        yield
+        return
+    saved = memo.bases, memo.per_base
+    memo.bases, memo.per_base = tuple(bases), frozenset(sqlfiles.load(n) for n in names)
+    try:
+        yield
+    finally:
+        memo.bases, memo.per_base = saved
+
+
+@contextmanager
+def by_time(con: duckdb.DuckDBPyConnection, columns: Mapping[str, str]) -> Iterator[None]:
+    """Inside ``remembering(con)``: a query named in ``columns`` asked with ``$since`` or
+    ``$until`` is answered by the rows of its answer without them (asked once) whose
+    column ``columns[name]`` lies in [since, until). The report asks a ritual's calls for
+    the week, the week before, the trend and all time. Only for a query whose $since and
+    $until do nothing but keep the rows whose that column, shown as it is, lies in the
+    window, and whose order does not depend on them."""
+    memo = _MEMO.get()
+    if memo is None or memo.con is not con:
+        yield
+        return
+    saved = memo.by_time
+    memo.by_time = {**saved, **{sqlfiles.load(n): column for n, column in columns.items()}}
+    try:
+        yield
+    finally:
+        memo.by_time = saved
+
+
 def _hashable(value: object) -> object:
-    return tuple(_hashable(v) for v in value) if isinstance(value, list | tuple) else value
+    if not isinstance(value, list | tuple):
+        return value
+    # a list of scalars (cost_active's thousands of call ids) as it is, without a call each
+    return tuple(_hashable(v) if isinstance(v, list | tuple) else v for v in value)
 
 
 def _bound(sql: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -239,8 +293,46 @@ def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) ->
     key = _key(sql, bound)
     frame = memo.frames.get(key)
     if frame is None:
-        frame = memo.frames[key] = _run(con, sql, bound)
+        base = _one_of_many(memo, sql, bound)
+        since, until = bound.get("since"), bound.get("until")
+        if base is not None:
+            frame = _base_part(memo, con, sql, {**bound, "bases": list(memo.bases)}, base)
+        elif sql in memo.by_time and (since is not None or until is not None):
+            import polars as pl
+
+            every = run_sql(con, sql, {**bound, "since": None, "until": None})
+            at = pl.col(memo.by_time[sql])
+            frame = every.filter(
+                at.is_not_null(),
+                *([] if since is None else [at >= since]),
+                *([] if until is None else [at < until]),
+            )
+        else:
+            frame = _run(con, sql, bound)
+        memo.frames[key] = frame
     return frame
+
+
+def _base_part(
+    memo: _Memo, con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any], base: str
+) -> pl.DataFrame:
+    """``base``'s rows of the answer for every base (split once, in the answer's order)."""
+    key = _key(sql, bound)
+    parts = memo.parts.get(key)
+    if parts is None:
+        every = run_sql(con, sql, bound)
+        split = every.partition_by("base_path", as_dict=True, maintain_order=True)
+        parts = memo.parts[key] = {str(k[0]): v for k, v in split.items()}
+    # a base without rows: the answer's columns, no rows (the answer is remembered)
+    return parts[base] if base in parts else run_sql(con, sql, bound).clear()
+
+
+def _one_of_many(memo: _Memo, sql: str, bound: dict[str, Any]) -> str | None:
+    """The base a ``per_base`` query is asked for, when it is one of the memo's bases."""
+    one = bound.get("bases")
+    if sql in memo.per_base and isinstance(one, list) and len(one) == 1:
+        return one[0] if one[0] in memo.bases else None
+    return None
 
 
 def _run(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> pl.DataFrame:

@@ -212,7 +212,25 @@ RULES: tuple[Rule, ...] = (
             re.IGNORECASE,
         ),
         keep=True,
-        needles=(("token", "secret", "api", "access", "private", "credential"), (":", "=")),
+        # the names' literals as the pattern spells them (``api`` alone is in every path
+        # of a project named ...-api, where this pattern backtracks through each segment)
+        needles=(
+            (
+                "token",
+                "secret",
+                "apikey",
+                "api_key",
+                "api-key",
+                "accesskey",
+                "access_key",
+                "access-key",
+                "privatekey",
+                "private_key",
+                "private-key",
+                "credential",
+            ),
+            (":", "="),
+        ),  # fmt: skip
         folded=True,
     ),
     Rule(

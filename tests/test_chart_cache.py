@@ -120,6 +120,12 @@ def test_the_key_follows_dtypes_and_code_version(tmp_path: Path) -> None:
         chartcache.CHARTS_SOURCE = original
 
 
+def test_the_matplotlib_version_is_the_installed_distributions() -> None:
+    from importlib import metadata
+
+    assert chartcache._matplotlib_version() == metadata.version("matplotlib")
+
+
 def test_a_fully_cached_report_does_not_import_matplotlib(demo_db: Path, tmp_path: Path) -> None:
     out = tmp_path / "r"
     _report(demo_db, out)

@@ -17,7 +17,8 @@ PIECES = [
     "aws", "AWS", "_secret", "SECRET", "=", ": ", " ", "Bearer ", "bEaReR ", "BASIC ",
     "Basic ", "x-api-key", "Authorization", "COOKIE", "password", "PASSWD", "token",
     "TOKEN", "api_key", "ApiKey", "access-key", "private_key", "client_secret",
-    "Credentials", " -u ", " --user ", "user:", "pass", "://", "postgres://", "@",
+    "Credentials", "api", "-api-", "Api-Key", "ACCESSKEY", "privatekey", "key", " -u ",
+    " --user ", "user:", "pass", "://", "postgres://", "@",
     "example.com", "a@b.co", "'", '"', "\n", "0123456789abcdefABCDEF0123456789", "/", "+",
     "\u017f", "\u212a", "\u0131", "\u0130", "\u00e9", "[REDACTED:token]", "x", "Q", "_", "-",
 ]  # fmt: skip

@@ -12,6 +12,7 @@ After a run the cache holds only the keys that run used: it never outgrows one r
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -34,8 +35,26 @@ def cache_dir(directory: Path) -> Path:
 def code_version() -> str:
     """The chart code's version: what changes every PNG when it changes."""
     digest = hashlib.sha256(CHARTS_SOURCE.read_bytes())
-    digest.update(metadata.version("matplotlib").encode())
+    digest.update(_matplotlib_version().encode())
     return digest.hexdigest()
+
+
+def _matplotlib_version() -> str:
+    """The installed matplotlib's version, without importing it: the ``Version:`` header of
+    the one ``matplotlib-*.dist-info/METADATA`` beside the package. ``metadata.version``
+    gives the same string but lists every distribution on the path and parses the whole
+    file as e-mail (its README included): 40-60 ms of a report whose charts are cached."""
+    spec = importlib.util.find_spec("matplotlib")
+    if spec is not None and spec.origin is not None:
+        found = list(Path(spec.origin).parent.parent.glob("matplotlib-*.dist-info/METADATA"))
+        if len(found) == 1:
+            with found[0].open(encoding="utf-8") as lines:
+                for line in lines:
+                    if not line.strip():
+                        break  # the end of the headers
+                    if line.startswith("Version:"):
+                        return line.removeprefix("Version:").strip()
+    return metadata.version("matplotlib")
 
 
 def _canonical(value: Any) -> Any:

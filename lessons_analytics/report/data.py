@@ -30,6 +30,23 @@ from lessons_analytics.weeks import shift_week, week_bounds, week_of
 TREND_WEEKS = 12
 SCHEMA = "lessons-analytics/report/1"
 
+# The queries each base section asks for its own base that are asked once for every base
+# of the report (``metrics.per_base``): each groups or lists rows of one base, from that
+# base's rows alone, ordered by base_path first and then by a key unique within the base.
+# Not here: cost_calls, cost_scope and cost_active (a session is in the scope of several
+# bases, so a call is no one base's) and the few without an order (report_retired, ...).
+PER_BASE = (
+    "bases", "lesson_rituals", "lessons",
+    "heads", "heads_by_method", "heads_by_week", "heads_histogram", "heads_reads",
+    "coverage", "coverage_by_week",
+    "hits", "hits_by_caught", "hits_by_class", "hits_by_lesson", "hits_list",
+    "bodies", "bodies_by_lesson", "bodies_by_week",
+    "report_evidence_hits", "report_evidence_body_reads", "report_evidence_sessions",
+    "report_index_versions", "report_lesson_versions",
+    "sign_hits", "sign_lessons",
+    "effect_lessons", "effect_evidence", "effect_interventions", "effect_cost_weeks",
+)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Window:
@@ -76,10 +93,14 @@ def build_report_data(
     day = as_of or win.until.date()
     rows = metrics.query(con, "bases", bases=bases or None).to_dicts()
     names = display_names([r["project_dir"] or r["base_path"] for r in rows])
-    sections = [
-        _base_section(con, r["base_path"], name, win, day, t)
-        for r, name in zip(rows, names, strict=True)
-    ]
+    with (
+        metrics.per_base(con, [r["base_path"] for r in rows], PER_BASE),
+        metrics.by_time(con, BY_TIME),
+    ):
+        sections = [
+            _base_section(con, r["base_path"], name, win, day, t)
+            for r, name in zip(rows, names, strict=True)
+        ]
     return {
         "schema": SCHEMA,
         "week": win.week,
@@ -111,6 +132,11 @@ def _only(doc: Mapping[str, Any], key: str = "bases") -> dict[str, Any]:
     return items[0] if items else {}
 
 
+# The queries whose week, trend and all-time answers are one answer sliced by time
+# (``metrics.by_time``): cost_calls' $since and $until only keep the calls by called_at.
+BY_TIME = {"cost_calls": "called_at"}
+
+
 def _documents(
     con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
 ) -> dict[str, Any]:
@@ -125,6 +151,30 @@ def _documents(
     }
 
 
+def _headline_documents(
+    con: duckdb.DuckDBPyConnection, filters: metrics.Filters, t: Thresholds
+) -> dict[str, Any]:
+    """What ``headline`` reads of the documents of the week before: the totals rows of
+    heads, coverage, hits and bodies (the documents' fields of the same names) and each
+    ritual's ``total_hours`` as ``ritual_cost`` sums it. Not the lists and weeks the
+    documents also hold, nor the rituals' active time: 0.3 of the report's queries."""
+    params = filters.params()
+    bodies = {**params, "divisor": t["chars_per_token"], "large_bytes": int(t["large_body_bytes"])}
+    docs: dict[str, Any] = {
+        name: _only({"bases": metrics.query_rows(con, name, **values)})
+        for name, values in (("heads", params), ("coverage", params), ("hits", params),
+                             ("bodies", bodies))
+    }  # fmt: skip
+    docs["hits"]["by_recall"] = {k: docs["hits"].get(k) for k in metrics.RECALL_KINDS}
+    docs["cost"] = []
+    for item in metrics.lesson_rituals(con, filters):
+        scoped = metrics.Filters((item["base_path"],), filters.since, filters.until)
+        calls = metrics.query(con, "cost_calls", **scoped.params(), pattern=item["ritual"])
+        seconds = float(calls.filter(pl.col("timed"))["duration_s"].sum() or 0.0)
+        docs["cost"].append({"total_hours": seconds / 3600})
+    return docs
+
+
 def _base_section(
     con: duckdb.DuckDBPyConnection,
     base: str,
@@ -137,7 +187,7 @@ def _base_section(
     previous = metrics.Filters((base,), win.previous_since, win.since)
     trend = metrics.Filters((base,), win.trend_since, win.until)
     docs = _documents(con, week, t)
-    before = _documents(con, previous, t)
+    before = _headline_documents(con, previous, t)
     events, from_git = history.lesson_events(con, base, win.until)
     layouts = history.relayouts(con, base, win.until)
     in_window = set(win.weeks)

@@ -1,0 +1,108 @@
+"""The report asks its per-base queries once for every base (``metrics.per_base``) and a
+ritual's calls once for all time (``metrics.by_time``): each base's rows, each window's
+slice, are the answer asked for that base, that window alone, in the same order."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import duckdb
+import pytest
+
+from lessons_analytics import metrics, warehouse
+from lessons_analytics.demo import build_demo
+from lessons_analytics.ingestion import ingest
+from lessons_analytics.report.data import BY_TIME, PER_BASE
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
+    root = tmp_path_factory.mktemp("per-base")
+    ws = build_demo(root / "ws")
+    db = root / "warehouse.duckdb"
+    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    return warehouse.connect(db, read_only=True)
+
+
+PARAMS: dict[str, Any] = {"divisor": 4.0, "large_bytes": 20480, "retire_window_days": 60,
+                          "window_sessions": 20, "lesson": None}  # fmt: skip
+WINDOWS = [
+    (None, None),
+    (None, datetime(2026, 11, 30, tzinfo=UTC)),
+    (datetime(2026, 11, 23, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC)),
+    (datetime(2026, 9, 7, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC)),
+]
+
+
+def _bases(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r["base_path"] for r in metrics.query_rows(con, "bases")]
+
+
+def test_the_demo_has_several_bases(con: duckdb.DuckDBPyConnection) -> None:
+    assert len(_bases(con)) == 3
+
+
+@pytest.mark.parametrize("name", PER_BASE)
+@pytest.mark.parametrize(("since", "until"), WINDOWS)
+def test_a_base_gets_its_own_answer(
+    con: duckdb.DuckDBPyConnection, name: str, since: datetime | None, until: datetime | None
+) -> None:
+    bases = _bases(con)
+    params = {**PARAMS, "since": since, "until": until}
+    alone = {b: metrics.query(con, name, **params, bases=[b]) for b in bases}
+    with metrics.remembering(con), metrics.per_base(con, bases, PER_BASE):
+        shared = {b: metrics.query(con, name, **params, bases=[b]) for b in bases}
+    assert any(frame.height for frame in alone.values())
+    for base in bases:
+        assert shared[base].schema == alone[base].schema, (name, base)
+        assert shared[base].rows() == alone[base].rows(), (name, base)
+
+
+def test_per_base_runs_a_query_once_for_every_base(
+    con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs: list[str] = []
+    real = metrics._run
+
+    def counted(c: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> Any:
+        runs.append(sql)
+        return real(c, sql, bound)
+
+    monkeypatch.setattr(metrics, "_run", counted)
+    bases = _bases(con)
+    with metrics.remembering(con), metrics.per_base(con, bases, ["heads"]):
+        for base in bases:
+            metrics.query_rows(con, "heads", bases=[base])
+        metrics.query_rows(con, "coverage", bases=[bases[0]])  # not named: its own run
+        metrics.query_rows(con, "heads", bases=["/not/a/base/of/the/report"])
+    assert len(runs) == 3
+    runs.clear()
+    with metrics.per_base(con, bases, ["heads"]):  # without a memo it changes nothing
+        metrics.query(con, "heads", bases=[bases[0]])
+    assert len(runs) == 1
+
+
+def test_outside_the_block_a_base_is_asked_alone(con: duckdb.DuckDBPyConnection) -> None:
+    bases = _bases(con)
+    with metrics.remembering(con):
+        with metrics.per_base(con, bases, ["heads"]):
+            pass
+        frame = metrics.query(con, "heads", bases=[bases[0]])
+    assert frame["base_path"].to_list() == [bases[0]]
+
+
+@pytest.mark.parametrize("name", sorted(BY_TIME))
+@pytest.mark.parametrize(("since", "until"), [*WINDOWS[1:], (WINDOWS[2][0], None)])
+def test_a_window_is_its_slice_of_all_time(
+    con: duckdb.DuckDBPyConnection, name: str, since: datetime | None, until: datetime | None
+) -> None:
+    rituals = metrics.query_rows(con, "lesson_rituals")
+    assert rituals
+    for item in rituals:
+        params = {"bases": [item["base_path"]], "pattern": item["ritual"]}
+        alone = metrics.query(con, name, **params, since=since, until=until)
+        with metrics.remembering(con), metrics.by_time(con, BY_TIME):
+            sliced = metrics.query(con, name, **params, since=since, until=until)
+        assert sliced.schema == alone.schema
+        assert sliced.rows() == alone.rows(), item
