@@ -179,7 +179,7 @@ def build_sessions(
     # the raw tables this run did not write; every other table counts as written
     stable = set(BASE_TABLES) - ({LINK_TABLE} if links_changed else set())
     unchanged: set[str] = set()
-    scoped: dict[str, re.Pattern[str]] = {}
+    scoped: set[str] = set()
     created: list[tuple[str, str]] = []
     built: list[str] = []
     try:
@@ -200,11 +200,11 @@ def build_sessions(
                     _scoped_table(con, path.stem, inputs, created)
                 else:
                     continue  # nothing of it is scoped: read whole, as the full build does
-                scoped[path.stem] = _reference(path.stem)
+                scoped.add(path.stem)
                 continue
             if incremental:
                 _scoped_rows(con, path.stem, _in_scope(body, scoped), scope, created)
-                scoped[path.stem] = _reference(path.stem)
+                scoped.add(path.stem)
                 name = quote_identifier(path.stem)
                 con.execute(f"delete from {name} where session_id in {scope}")
                 con.execute(
@@ -267,13 +267,12 @@ def _scoped_name(model: str) -> str:
     return f"{model}__in_scope"
 
 
-def _reference(model: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w.]){model}(?!\w)")
+# a word not inside a longer word or after a dot (a column of a table alias)
+_WORD = re.compile(r"(?<![\w.])\w+")
 
 
-def _in_scope(body: str, scoped: dict[str, re.Pattern[str]]) -> str:
-    # the scoped names are plain words (a model's file stem plus a suffix), so the model's
-    # own unquoted references can be replaced by them as they stand
-    for name, pattern in scoped.items():
-        body = pattern.sub(_scoped_name(name), body)
-    return body
+def _in_scope(body: str, scoped: set[str]) -> str:
+    """The body reading the scoped rows of the models in ``scoped``: one pass over its
+    words. The scoped names are plain words (a model's file stem plus a suffix), so the
+    model's own unquoted references can be replaced by them as they stand."""
+    return _WORD.sub(lambda word: _scoped_name(word[0]) if word[0] in scoped else word[0], body)

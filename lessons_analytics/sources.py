@@ -62,6 +62,8 @@ def discover(paths: Iterable[Path]) -> list[SourceFile]:
 
 
 def _named(source: SourceFile) -> SourceFile:
+    if source.path.isascii():  # nearly every path: no encoding to try
+        return source
     try:
         source.path.encode("utf-8")
     except UnicodeEncodeError:

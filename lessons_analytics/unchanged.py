@@ -214,7 +214,10 @@ def listing_of(
             ).fetchall()
         }
     now = _listing(sources) if now is None else now
-    if now is None or any(stored.get(path) != stat for path, stat in now.items()):
+    # the same dicts (the usual case) compare in C; else every listed file is looked up
+    if now is None or (
+        stored != now and any(stored.get(path) != stat for path, stat in now.items())
+    ):
         return None
     if links is None:
         cwds = sorted(
