@@ -75,9 +75,17 @@ def main() -> None:
     parser.add_argument("--corpus", choices=["R", "D"], default="R")
     parser.add_argument("--steady", action="store_true", help="also +1 runs one after another")
     args = parser.parse_args()
-    env = dict(os.environ)
+    # timed with the bytecode a pip install compiles (bench_speed.py does the same): on a
+    # machine that sets PYTHONDONTWRITEBYTECODE every process would compile the package again
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     if args.code:
         env["PYTHONPATH"] = str(args.code.resolve())
+    code = args.code.resolve() if args.code else bench.ROOT
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(code / "lessons_analytics")],
+        env=env,
+        check=True,
+    )
     cli = [sys.executable, "-m", "lessons_analytics"]
     args.work.mkdir(parents=True, exist_ok=True)
     source, bases = bench.REAL, []
