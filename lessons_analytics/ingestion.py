@@ -161,7 +161,7 @@ def _discover(
         return _Files(sources, sources, warehouse.file_states(con), cleared)
     sources, stats = asked.sources, asked.stats
     cleared = _clear_stale_errors(con, paths, sources)
-    stored = _stored(con)
+    stored = asked.stored if asked.stored is not None else _stored(con)
     pending = [
         s for s in sources if stored.get(s.path) is None or stored[s.path] != stats.get(s.path)
     ]

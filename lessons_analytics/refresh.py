@@ -26,10 +26,16 @@ from lessons_analytics import transform
 from lessons_analytics.lessonbase.loading import LINK_TABLE, BaseRefresh
 from lessons_analytics.schema import BASE_TABLES
 from lessons_analytics.sqlfiles import layer_files, quote_identifier
-from lessons_analytics.transform import is_incremental, materialization, model_body
+from lessons_analytics.transform import (
+    incremental_column,
+    is_incremental,
+    materialization,
+    model_body,
+)
 
 _TOUCHED = "touched_lines"
 _AFFECTED = "affected_sessions"
+_FILES = "touched_files"
 
 
 class Refresh:
@@ -68,7 +74,7 @@ class Refresh:
         incremental = self.incremental(bases)
         stage("building tables")
         if incremental:
-            build_sessions(self.con, affected_sessions(self.con), bases.links_changed)
+            build_sessions(self.con, affected_sessions(self.con), bases.links_changed, _FILES)
             return "incremental"  # built from the models meta_build names already
         transform.build(self.con)
         record_build(self.con, self.models)
@@ -80,6 +86,7 @@ def touched_table(con: duckdb.DuckDBPyConnection) -> None:
         f"create or replace temp table {quote_identifier(_TOUCHED)}"
         " (session_id varchar, uuid varchar)"
     )
+    con.execute(f"create or replace temp table {quote_identifier(_FILES)} (file_id bigint)")
 
 
 def touch(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
@@ -88,6 +95,9 @@ def touch(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
         return
     touched = quote_identifier(_TOUCHED)
     # the ids as one bound list: a handful per run, no frame (and no PyArrow) needed
+    con.execute(
+        f"insert into {quote_identifier(_FILES)} select unnest($ids::bigint[])", {"ids": file_ids}
+    )
     con.execute(
         f"insert into {touched} select session_id, uuid from raw_events"
         " where file_id in (select unnest($ids::bigint[])) and session_id is not null",
@@ -135,6 +145,7 @@ def build_sessions(
     con: duckdb.DuckDBPyConnection,
     sessions_table: str,
     links_changed: bool = True,
+    files_table: str | None = None,
 ) -> list[str]:
     """Refresh the models for the sessions of ``sessions_table`` (a table of
     ``session_id``s); returns the names of the models it wrote, in build order.
@@ -143,7 +154,8 @@ def build_sessions(
     computed once, into a temporary table (``<model>__in_scope``) the later models read:
 
     - an incremental staging view's rows of the sessions (one scan of its raw table);
-    - an intermediate view over them (a temporary view of its body, its inputs in scope);
+    - an intermediate view over them (its body over the scoped inputs, computed once into
+      a temporary table; a view none of whose inputs is scoped is read whole);
     - an incremental table's new rows of the sessions, which then replace its old ones.
 
     This is exact because an incremental model's rows depend on their own session only,
@@ -151,8 +163,14 @@ def build_sessions(
     table that is not incremental is rebuilt whole, unless nothing it reads (through any
     chain of models) changed: one that reads only the raw base tables keeps its rows when
     no base changed (``links_changed``: whether the cwd -> base links did).
+
+    A table incremental on ``file_id`` (one row per transcript file) has the rows of the
+    files of ``files_table`` (those whose rows this run wrote) replaced, computed from its
+    inputs as they stand (whole: a session scope says nothing of files); without
+    ``files_table`` it is rebuilt whole.
     """
     scope = f"(select session_id from {quote_identifier(sessions_table)})"
+    files = f"(select file_id from {quote_identifier(files_table)})" if files_table else None
     paths = layer_files()
     names = {path.stem for path in paths}
     known = names | {
@@ -161,7 +179,7 @@ def build_sessions(
     # the raw tables this run did not write; every other table counts as written
     stable = set(BASE_TABLES) - ({LINK_TABLE} if links_changed else set())
     unchanged: set[str] = set()
-    scoped: dict[str, re.Pattern[str]] = {}
+    scoped: set[str] = set()
     created: list[tuple[str, str]] = []
     built: list[str] = []
     try:
@@ -174,24 +192,35 @@ def build_sessions(
             if kind in ("view", "temp"):  # a temp model is a view in the file
                 if path.parent.name == "staging" and not incremental:
                     continue  # read whole, as the full build reads it
-                # the persistent view stays as it is; later models read this one
+                # the persistent view stays as it is; later models read these rows
                 inputs = _in_scope(body, scoped)
                 if incremental:
                     _scoped_rows(con, path.stem, inputs, scope, created)
+                elif inputs != body:
+                    _scoped_table(con, path.stem, inputs, created)
                 else:
-                    _scoped_view(con, path.stem, inputs, created)
-                scoped[path.stem] = _reference(path.stem)
+                    continue  # nothing of it is scoped: read whole, as the full build does
+                scoped.add(path.stem)
                 continue
             if incremental:
                 _scoped_rows(con, path.stem, _in_scope(body, scoped), scope, created)
-                scoped[path.stem] = _reference(path.stem)
+                scoped.add(path.stem)
                 name = quote_identifier(path.stem)
                 con.execute(f"delete from {name} where session_id in {scope}")
                 con.execute(
                     f"insert into {name} select * from {quote_identifier(_scoped_name(path.stem))}"
                 )
                 built.append(path.stem)
-            elif path.stem not in unchanged:
+            elif path.stem in unchanged:
+                continue
+            elif files is not None and kind == "table" and incremental_column(body) == "file_id":
+                name = quote_identifier(path.stem)
+                con.execute(f"delete from {name} where file_id in {files}")
+                con.execute(
+                    f"insert into {name} select * from (\n{body}\n) where file_id in {files}"
+                )
+                built.append(path.stem)
+            else:
                 con.execute(f"create or replace table {quote_identifier(path.stem)} as\n{body}")
                 built.append(path.stem)
     finally:
@@ -224,24 +253,26 @@ def _scoped_rows(
     )
 
 
-def _scoped_view(
+def _scoped_table(
     con: duckdb.DuckDBPyConnection, model: str, body: str, created: list[tuple[str, str]]
 ) -> None:
-    created.append(("view", _scoped_name(model)))
-    con.execute(f"create or replace temp view {quote_identifier(_scoped_name(model))} as\n{body}")
+    """A view over scoped inputs, computed once: its rows are few, and a view would be
+    planned again inside every model that reads it (chains of them made most of a
+    refresh's planning time)."""
+    created.append(("table", _scoped_name(model)))
+    con.execute(f"create or replace temp table {quote_identifier(_scoped_name(model))} as\n{body}")
 
 
 def _scoped_name(model: str) -> str:
     return f"{model}__in_scope"
 
 
-def _reference(model: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w.]){model}(?!\w)")
+# a word not inside a longer word or after a dot (a column of a table alias)
+_WORD = re.compile(r"(?<![\w.])\w+")
 
 
-def _in_scope(body: str, scoped: dict[str, re.Pattern[str]]) -> str:
-    # the scoped names are plain words (a model's file stem plus a suffix), so the model's
-    # own unquoted references can be replaced by them as they stand
-    for name, pattern in scoped.items():
-        body = pattern.sub(_scoped_name(name), body)
-    return body
+def _in_scope(body: str, scoped: set[str]) -> str:
+    """The body reading the scoped rows of the models in ``scoped``: one pass over its
+    words. The scoped names are plain words (a model's file stem plus a suffix), so the
+    model's own unquoted references can be replaced by them as they stand."""
+    return _WORD.sub(lambda word: _scoped_name(word[0]) if word[0] in scoped else word[0], body)

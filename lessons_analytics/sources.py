@@ -52,12 +52,18 @@ def discover(paths: Iterable[Path]) -> list[SourceFile]:
             add(classify(str(root)))
             continue
         for dirpath, _dirs, files in os.walk(root, onerror=unlistable):
+            # per folder, not per file: a big tree lists tens of thousands of files, and the
+            # no-op run pays this listing every time
+            parent = os.path.basename(dirpath)
+            prefix = dirpath if dirpath.endswith(os.sep) else dirpath + os.sep
             for name in files:
-                add(classify(os.path.join(dirpath, name)))
+                add(_classify(prefix + name, name, parent))
     return [found[p] for p in sorted(found)]
 
 
 def _named(source: SourceFile) -> SourceFile:
+    if source.path.isascii():  # nearly every path: no encoding to try
+        return source
     try:
         source.path.encode("utf-8")
     except UnicodeEncodeError:
@@ -67,7 +73,13 @@ def _named(source: SourceFile) -> SourceFile:
 
 
 def classify(path: str) -> SourceFile | None:
-    name = os.path.basename(path)
+    return _classify(path, os.path.basename(path), os.path.basename(os.path.dirname(path)))
+
+
+def _classify(path: str, name: str, parent: str) -> SourceFile | None:
+    """``classify`` with the file's name and its folder's name already split off."""
+    if not name.endswith((".jsonl", ".json")):
+        return None
     if name.endswith(".meta.json") and name.startswith("agent-"):
         return SourceFile(path, "claude", "meta")
     if name.endswith(".json") and name.startswith("rollout-"):
@@ -77,6 +89,5 @@ def classify(path: str) -> SourceFile | None:
     if name.startswith("rollout-"):
         return SourceFile(path, "codex", "rollout")
     if name.startswith("agent-"):
-        parent = os.path.basename(os.path.dirname(path))
         return SourceFile(path, "claude", "subagent" if parent == "subagents" else "agent")
     return SourceFile(path, "claude", "main")

@@ -4,7 +4,8 @@ Each file holds one ``select``; the file name is the object's name. Layers run i
 inside a layer each model after those it names, so a model may use any earlier one.
 
 A model whose header says ``-- incremental: session_id`` holds rows that depend only on
-their own session (and on the bases). After a run that only added or changed transcripts,
+their own session (and on the bases); ``-- incremental: file_id``, rows that depend only on
+their own transcript file. After a run that only added or changed transcripts,
 such a model is refreshed for the touched sessions alone (their rows deleted and
 recomputed) by ``refresh.build_sessions``, which also decides whether a run may refresh
 rather than rebuild; this module builds every model whole.
@@ -65,7 +66,13 @@ def _drop_other_kind(con: duckdb.DuckDBPyConnection, stem: str, kind: str) -> No
 
 
 def is_incremental(body: str) -> bool:
-    return sqlheader.parse(body).incremental == "session_id"
+    return incremental_column(body) == "session_id"
+
+
+def incremental_column(body: str) -> str | None:
+    """The header's ``incremental:`` column: ``session_id``, or ``file_id`` for a model
+    with one row per transcript file (refreshed for the files a run wrote)."""
+    return sqlheader.parse(body).incremental
 
 
 def materialization(path: Path, body: str) -> str:

@@ -123,18 +123,15 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
     """Drop every row of rewritten files before their new rows go in."""
     if not file_ids:
         return
-    import polars as pl
-
     from lessons_analytics.schema import FILE_TABLES
 
-    ids = pl.DataFrame({"file_id": file_ids}, schema={"file_id": pl.Int64})
-    con.register("forget_ids", ArrowStream(ids))
+    # the ids as one bound list, as refresh.touch binds them: no frame to build and register
     for table in FILE_TABLES:
         con.execute(
             f"delete from {quote_identifier(table)}"
-            " where file_id in (select file_id from forget_ids)"
+            " where file_id in (select unnest($ids::bigint[]))",
+            {"ids": file_ids},
         )
-    con.unregister("forget_ids")
 
 
 def write_states(con: duckdb.DuckDBPyConnection, states: list[FileRow]) -> None:

@@ -5,9 +5,10 @@ after the first run. S4 is a new session; S6 resumes S1 (its file replays S1's f
 lines, same uuids), so its arrival must refresh S1 too. Two warehouses take the same runs:
 
 - in one, before each refresh, a copy of an S2 row under a session id no file holds is
-  planted in incremental tables, and a lesson's rule is marked in a table built from the
-  base alone: a refresh that rebuilt a whole table would remove them, one whose scope were
-  too narrow would miss the new sessions' rows, and one too wide would duplicate the other
+  planted in incremental tables, a row of a file no run writes in fct_ingest_state
+  (refreshed by file), and a lesson's rule is marked in a table built from the base alone:
+  a refresh that rebuilt a whole table would remove them, one whose scope were too narrow
+  would miss the new sessions' rows, and one too wide would duplicate the other
   sessions' rows (the real rows must equal a full build's);
 - the other, untouched, must then equal a full build of the same files in every table.
 """
@@ -54,6 +55,12 @@ def _plant(db: Path) -> None:
                 [GHOST, S2],
             )
         con.execute("update dim_lessons set rule = ? where lesson_id = 'L-0003'", [MARK])
+        # a row of a file no run writes: a refresh by file keeps it, a rebuild would not
+        con.execute(
+            "insert into fct_ingest_state select * replace (-1 as file_id, ? as path)"
+            " from fct_ingest_state limit 1",
+            [GHOST],
+        )
 
 
 def _survivors(db: Path) -> dict[str, int]:
@@ -66,6 +73,8 @@ def _survivors(db: Path) -> dict[str, int]:
         }
         marked = con.execute("select count(*) from dim_lessons where rule = ?", [MARK])
         found["dim_lessons"] = marked.fetchall()[0][0]
+        files = con.execute("select count(*) from fct_ingest_state where path = ?", [GHOST])
+        found["fct_ingest_state"] = files.fetchall()[0][0]
     return found
 
 
@@ -114,8 +123,8 @@ def test_rows_of_other_sessions_and_of_the_base_are_left_alone(runs: Runs) -> No
     # one ghost row per table after the first refresh, two after the second (planted again);
     # the marked rule stays: no base changed, so nothing rebuilt dim_lessons
     assert survived == [
-        {**dict.fromkeys(PLANTED, 1), "dim_lessons": 1},
-        {**dict.fromkeys(PLANTED, 2), "dim_lessons": 1},
+        {**dict.fromkeys(PLANTED, 1), "dim_lessons": 1, "fct_ingest_state": 1},
+        {**dict.fromkeys(PLANTED, 2), "dim_lessons": 1, "fct_ingest_state": 2},
     ]
 
 

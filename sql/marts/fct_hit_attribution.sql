@@ -2,6 +2,8 @@
 -- what the transcript says about recall before the miss (metrics.md §3).
 -- Grain: one row per hit.
 -- key: file_path, line_no
+-- incremental: session_id (a hit's row reads only its own session's recall evidence; a
+-- hit naming no session depends on the bases alone)
 -- recall: unknown when the hit names no session or its transcript is not in the warehouse;
 -- else recalled (body read or id quoted, in any run of the session, strictly before the
 -- miss), index_only (only its index row was delivered before the miss), not_recalled.

@@ -2,6 +2,8 @@
 -- for lines that do not parse.
 -- Grain: one row per journal line.
 -- key: file_path, line_no
+-- incremental: session_id (a line's row reads only the session it names; a line naming
+-- none depends on the bases alone, which an incremental run leaves as they were)
 -- missed_at: the line's ts, else the end of the named session (null when unknown).
 with
 

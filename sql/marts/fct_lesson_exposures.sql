@@ -3,6 +3,8 @@
 -- Grain: one row per (base, lesson, session of the base); subagent runs belong to their
 -- session, as everywhere.
 -- key: base_path, lesson_id, session_id
+-- incremental: session_id (a session's rows read its own links, hits and recalls, and the
+-- lessons, which come from the bases alone)
 -- period: 'before' (session started before activated_at, or the lesson was never active),
 -- 'after' (started at or after activated_at and before deactivated_at), 'inactive' (started
 -- after the lesson stopped being active: neither side).

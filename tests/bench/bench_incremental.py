@@ -1,14 +1,18 @@
 """The incremental runs of issue 14 at several warehouse sizes, run by hand (never by CI):
 
     .venv/bin/python tests/bench/bench_incremental.py --work /tmp/la-incr-bench \\
-        [--scales 0.25,0.5,1,2] [--runs 5] [--code DIR] [--check]
+        [--scales 0.25,0.5,1,2] [--runs 5] [--code DIR] [--check] [--corpus D] [--steady]
 
 For each scale (a share of 1.25 GB) it builds R (the real transcripts amplified, as
-bench_speed.py does) under --work once, and a warehouse of it with a cold ingest once (both
+bench_speed.py does; with --corpus D the demo's transcripts amplified, with its three
+lesson bases) under --work once, and a warehouse of it with a cold ingest once (both
 kept, so later runs and other checkouts reuse them). Each run then copies that warehouse
 (with its no-op sidecar, mtimes kept), times a no-op ingest, adds one new session (a copy
 of the largest main transcript with fresh ids) and times the +1 ingest, and removes the
-session again. Printed: medians of wall and CPU seconds (user + system, every thread) and the
+session again. So each +1 is the first after a cold build, which can pay DuckDB's one-off
+merge of the row groups the cold load left part-full (on D, 0.3-0.9 CPU s of the commit);
+--steady also times +1 runs one after another on one copy, as a nightly run meets them.
+Printed: medians of wall and CPU seconds (user + system, every thread) and the
 peak RSS, as whole CLI processes; on a shared machine read the CPU column. --code DIR times
 another checkout's package against the same warehouses (both must share sql/ and the raw
 schema, or the +1 run is a full rebuild). --check compares every mart's row count and
@@ -68,21 +72,38 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--code", type=Path, help="time another checkout's package")
     parser.add_argument("--check", action="store_true", help="marts after +1 == a cold build")
+    parser.add_argument("--corpus", choices=["R", "D"], default="R")
+    parser.add_argument("--steady", action="store_true", help="also +1 runs one after another")
     args = parser.parse_args()
-    env = dict(os.environ)
+    # timed with the bytecode a pip install compiles (bench_speed.py does the same): on a
+    # machine that sets PYTHONDONTWRITEBYTECODE every process would compile the package again
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
     if args.code:
         env["PYTHONPATH"] = str(args.code.resolve())
+    code = args.code.resolve() if args.code else bench.ROOT
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(code / "lessons_analytics")],
+        env=env,
+        check=True,
+    )
     cli = [sys.executable, "-m", "lessons_analytics"]
     args.work.mkdir(parents=True, exist_ok=True)
+    source, bases = bench.REAL, []
+    if args.corpus == "D":
+        demo = args.work / "demo"
+        if not demo.exists():
+            bench.run([*cli, "demo", "--out", str(demo)])
+        source, bases = demo / "claude" / "projects", sorted((demo / "repos").rglob("LESSONS"))
+    label = args.corpus
     for scale in [float(s) for s in args.scales.split(",")]:
-        tree = args.work / f"R-{scale}"
+        tree = args.work / f"{label}-{scale}"
         if not tree.is_dir():
-            bench.amplify(bench.REAL, tree, bench.BYTES_1X * scale)
-        pristine = args.work / f"R-{scale}.pristine.duckdb"
+            bench.amplify(source, tree, bench.BYTES_1X * scale)
+        pristine = args.work / f"{label}-{scale}.pristine.duckdb"
         if not pristine.exists():
-            bench.run([*cli, "--db", str(pristine), "--quiet", "ingest", str(tree)])
-        db = args.work / f"R-{scale}.duckdb"
-        ingest = [*cli, "--db", str(db), "--quiet", "ingest", str(tree)]
+            bench.run(bench.ingest_cmd(pristine, tree, bases))
+        db = args.work / f"{label}-{scale}.duckdb"
+        ingest = [*bench.ingest_cmd(db, tree, bases)]
         noop, plus = [], []
         for k in range(args.runs):
             copy_warehouse(pristine, db)
@@ -93,22 +114,30 @@ def main() -> None:
             finally:
                 session.unlink()
         files = len(bench.files_of(tree))
-        print(f"R at {scale:g}x ({files} files)", flush=True)
+        print(f"{label} at {scale:g}x ({files} files)", flush=True)
         print("  " + line("no-op", noop), flush=True)
         print("  " + line("+1 session", plus), flush=True)
+        if args.steady:
+            copy_warehouse(pristine, db)
+            added = [bench.new_session(tree, 200)]
+            try:
+                subprocess.run(ingest, env=env, check=True, cwd="/")  # the first, not timed
+                steady = []
+                for k in range(args.runs):
+                    added.append(bench.new_session(tree, 201 + k))
+                    steady.append(timed(ingest, env))
+            finally:
+                for session in added:
+                    session.unlink()
+            print("  " + line("+1 session, one after another", steady), flush=True)
         if args.check:
             copy_warehouse(pristine, db)
             session = bench.new_session(tree, 1000)
             try:
                 subprocess.run(ingest, env=env, check=True, cwd="/")
-                full = args.work / f"R-{scale}.full.duckdb"
+                full = args.work / f"{label}-{scale}.full.duckdb"
                 bench.fresh_db(full)
-                subprocess.run(
-                    [*cli, "--db", str(full), "--quiet", "ingest", str(tree)],
-                    env=env,
-                    check=True,
-                    cwd="/",
-                )
+                subprocess.run(bench.ingest_cmd(full, tree, bases), env=env, check=True, cwd="/")
             finally:
                 session.unlink()
             incremental, rebuilt = bench.marts(db), bench.marts(full)
