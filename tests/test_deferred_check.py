@@ -1,7 +1,8 @@
 """The parse's shortcuts give what the long way gives: rows checked all at once
 (``Batch(checked=False)``, as ``load._parse_chunk`` parses) get the verdict ``check_row``
-gives row by row, and a chunk parsed that way loads the rows and errors of a parse checked
-line by line, hostile lines included."""
+gives row by row, a chunk parsed that way loads the rows and errors of a parse checked line
+by line, hostile lines included, and lesson ids are found as ``LESSON_ID_IN_TEXT`` finds
+them."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lessons_analytics.lessonbase.shapes import LESSON_ID_IN_TEXT
 from lessons_analytics.load import _parse_chunk, discover, load_files
 from lessons_analytics.schema import RAW_TABLES, BadValue, Batch, Columns, UnknownColumn, check_row
+from lessons_analytics.transcripts.tool_results import lesson_ids
 from tests.test_load_hostile import SESSION, claude_call
 
 VALUES: list[Any] = [
@@ -141,3 +144,14 @@ def test_a_chunk_whose_lines_all_fit_is_parsed_once(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(Batch, "__init__", counting)
     chunk = _parse_chunk((discover([tmp_path]), {}, "2026-01-06T09:00:00Z"))
     assert made == [False] and chunk.outcome.lines_loaded == 2
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["L-", "L-1", "L-42", "XL-", "_", "é", "٣", " ", "\n", "-", "7", "a", "L"]),
+        max_size=14,
+    ).map("".join)
+)
+def test_lesson_ids_found_from_their_literal_are_the_regex_s(text: str) -> None:
+    assert lesson_ids(text) == list(dict.fromkeys(LESSON_ID_IN_TEXT.findall(text)))
