@@ -222,7 +222,7 @@ def _load_lines(
     if batch.checked:
         return _parse_lines(source, file_id, data, line_no, context, batch, loaded_at)
     mark = batch.mark()
-    start = copy.deepcopy(context)
+    start = copy.deepcopy(context) if context else {}
     try:
         return _parse_lines(source, file_id, data, line_no, context, batch, loaded_at)
     except _Recheck:
@@ -249,7 +249,7 @@ def _parse_lines(
         number = line_no + count
         if raw.startswith(_BOM):
             raw = raw[len(_BOM) :]  # written by some Windows editors and tools; not JSON
-        if not raw.strip():
+        if not raw or raw.isspace():  # blank (as ``not raw.strip()``, without a copy)
             continue
         try:
             record = orjson.loads(raw)
