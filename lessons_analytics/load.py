@@ -297,9 +297,13 @@ def _rejection(exc: Exception) -> str:
 
 
 def _lines(data: bytes, end: int) -> Iterator[bytes]:
-    if end == 0:
-        return iter(())
-    return iter(data[: end - 1].split(b"\n"))
+    """The lines of ``data[:end]`` (``end`` just past a newline), newlines left out: found
+    with ``find`` (memchr), far cheaper on long lines than ``split``'s byte-by-byte loop."""
+    start = 0
+    while start < end:
+        stop = data.find(b"\n", start, end)
+        yield data[start:stop]
+        start = stop + 1
 
 
 def _parser(
