@@ -421,7 +421,7 @@ def changed_sources(
 
 def _parse_chunk(args: tuple[list[SourceFile], dict[str, FileState], str]) -> Chunk:
     """Parse a chunk with its rows checked all at once when their frames are built, which
-    costs far less than row by row. A value that does not fit sends the chunk back to the
+    costs less than row by row. A value that does not fit sends the chunk back to the
     top, parsed with every row checked as it is added, so that its line alone is rejected
     (with its reason) as it always was: hostile input costs a second parse, never a row."""
     sources, states, loaded_at = args

@@ -11,7 +11,9 @@ type (an object where a string belongs, an integer beyond 64 bits, a timestamp t
 ISO 8601) raises ``BadValue``, and the loader rejects that one line, naming the column, instead
 of letting the whole batch fail when its frame is built. Values are not coerced: a token count
 written as ``"12"`` or ``true`` is a wrong type, not 12 or 1. A key that is no column raises
-``UnknownColumn``, which the loader lets through: a parser bug, not bad input.
+``UnknownColumn``, which the loader lets through: a parser bug, not bad input. The loader's
+chunks add rows unchecked and have ``Columns.frame`` check them all at once, with the same
+verdict; a chunk that holds a bad value is parsed again, checked row by row.
 """
 
 from __future__ import annotations
@@ -548,8 +550,8 @@ def _values(rows: list[Any], column: str) -> list[object]:
 class Batch:
     """All rows parsed in one run, table by table; a typed attribute per table the parsers
     write (``tables`` holds them all by name). Rows are checked as they are added unless
-    ``checked`` is off: then they are checked all at once by ``Columns.frame`` (far cheaper
-    per row), and a loader that wants a bad line rejected by itself parses again checked
+    ``checked`` is off: then they are checked all at once by ``Columns.frame`` (cheaper per
+    row), and a loader that wants a bad line rejected by itself parses again checked
     (``load._parse_chunk``)."""
 
     __slots__ = (
