@@ -11,15 +11,19 @@ type (an object where a string belongs, an integer beyond 64 bits, a timestamp t
 ISO 8601) raises ``BadValue``, and the loader rejects that one line, naming the column, instead
 of letting the whole batch fail when its frame is built. Values are not coerced: a token count
 written as ``"12"`` or ``true`` is a wrong type, not 12 or 1. A key that is no column raises
-``UnknownColumn``, which the loader lets through: a parser bug, not bad input.
+``UnknownColumn``, which the loader lets through: a parser bug, not bad input. The loader's
+chunks add rows unchecked and have ``Columns.frame`` check them all at once, with the same
+verdict; a chunk that holds a bad value is parsed again, checked row by row.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import itertools
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import (
@@ -450,48 +454,112 @@ def _describe(value: object) -> str:
 
 
 Row = TypeVar("Row", bound=Mapping[str, object])
+_AS_TEXT = {  # timestamps arrive as ISO strings and are parsed column-wise (``Columns.frame``)
+    table: {name: (Str if isinstance(t, pl.Datetime) else t) for name, t in cols.items()}
+    for table, cols in RAW_TABLES.items()
+}
 
 
 class Columns(Generic[Row]):
     """Rows of one raw table, appended by a parser as dicts of the columns it knows (absent
-    keys are null) and checked against the schema as they come (``check_row``)."""
+    keys are null) and checked against the schema as they come (``check_row``), or, when
+    ``checked`` is off, all at once when the frame is built."""
 
-    __slots__ = ("table", "rows")
+    __slots__ = ("table", "rows", "checked")
 
     def __init__(self, table: str) -> None:
         self.table = table
         self.rows: list[Row] = []
+        self.checked = True
 
     def add(self, row: Row) -> None:
         """Append a row; ``BadValue`` (and no row) when a value does not fit its column."""
-        check_row(self.table, row)
+        if self.checked:
+            check_row(self.table, row)
         self.rows.append(row)
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def frame(self) -> pl.DataFrame:
-        schema = RAW_TABLES[self.table]
-        # timestamps arrive as ISO strings and are parsed column-wise, which is far faster
-        # than per value; a value that does not parse becomes null
-        as_text = {k: (Str if isinstance(t, pl.Datetime) else t) for k, t in schema.items()}
-        frame = pl.from_dicts(self.rows, schema=as_text, strict=False)
-        stamps = [k for k, t in schema.items() if isinstance(t, pl.Datetime)]
+        """The rows as a frame of the table's types. Rows added unchecked are checked here,
+        all at once: ``BadValue`` (or ``UnknownColumn``) when a value does not fit, without
+        saying which."""
+        schema = _AS_TEXT[self.table]
+        if self.checked:
+            frame = pl.from_dicts(self.rows, schema=schema, strict=False)
+        else:
+            frame = _checked_frame(self.table, self.rows)
         return frame.with_columns(
-            pl.col(k).str.to_datetime(time_zone="UTC", strict=False, time_unit="us") for k in stamps
+            # timestamps arrive as ISO strings and are parsed column-wise, which is far faster
+            # than per value; a value that does not parse becomes null
+            pl.col(k).str.to_datetime(time_zone="UTC", strict=False, time_unit="us")
+            for k in _STAMPS[self.table]
         )
+
+
+_STAMPS = {
+    table: [name for name, t in cols.items() if isinstance(t, pl.Datetime)]
+    for table, cols in RAW_TABLES.items()
+}
+_NONE = type(None)
+# the type of a value that may fit a column of each kind (an instant's text is looked at too)
+_TAKES = {"str": str, "ts": str, "int": int, "bool": bool, "float": float}
+
+
+def _checked_frame(table: str, rows: list[Any]) -> pl.DataFrame:
+    """``check_row`` for every row at once, then their frame: the same verdict (a row fits
+    when each of its values fits its column) from work done in C rather than per row.
+
+    The distinct shapes of the rows (their keys and the types of their values, found in one
+    pass of ``map``) say whether every value has a type its column takes; Polars, building
+    the frame strictly, refuses an integer beyond 64 bits; the distinct texts of each
+    timestamp column are looked at as ``check_row`` looks at one. Only an integer in a float
+    column (never written by the parsers) has its rows looked at one by one."""
+    kinds = _KINDS[table]
+    types = map(tuple, map(map, itertools.repeat(type), map(dict.values, rows)))
+    floats = set()
+    for keys, shape in set(zip(map(tuple, rows), types, strict=True)):
+        for column, kind in zip(keys, shape, strict=True):
+            expected = kinds.get(column)
+            if expected is None:
+                raise UnknownColumn(f"{table} has no column {column!r}")
+            if kind is _NONE or kind is _TAKES[expected]:
+                continue
+            if expected == "float" and kind is int:
+                floats.add(column)
+                continue
+            raise BadValue(f"{table}.{column}: a {kind.__name__} is not a valid {expected}")
+    for column in floats:
+        if any(type(v) is int and abs(v) >= _FLOAT_EXACT for v in _values(rows, column)):
+            raise BadValue(f"{table}.{column}: an integer is not a valid float")
+    try:
+        frame = pl.from_dicts(rows, schema=_AS_TEXT[table], strict=True)
+    except Exception as exc:  # an integer beyond 64 bits: the types said everything else
+        raise BadValue(f"{table}: {exc}") from exc
+    for column in _STAMPS[table]:
+        if not all(map(_is_instant, frame.get_column(column).drop_nulls().unique())):
+            raise BadValue(f"{table}.{column}: a value is not a valid ts")
+    return frame
+
+
+def _values(rows: list[Any], column: str) -> list[object]:
+    return [row.get(column) for row in rows]
 
 
 class Batch:
     """All rows parsed in one run, table by table; a typed attribute per table the parsers
-    write (``tables`` holds them all by name)."""
+    write (``tables`` holds them all by name). Rows are checked as they are added unless
+    ``checked`` is off: then they are checked all at once by ``Columns.frame`` (cheaper per
+    row), and a loader that wants a bad line rejected by itself parses again checked
+    (``load._parse_chunk``)."""
 
     __slots__ = (
         "files", "load_errors", "events", "tool_calls", "tool_results", "file_reads",
         "read_texts", "mentions", "subagent_meta", "tables", "_order", "_rows",
     )  # fmt: skip
 
-    def __init__(self) -> None:
+    def __init__(self, checked: bool = True) -> None:
         self.files: Columns[FileRow] = Columns("raw_files")
         self.load_errors: Columns[LoadErrorRow] = Columns("raw_load_errors")
         self.events: Columns[EventRow] = Columns("raw_events")
@@ -507,6 +575,27 @@ class Batch:
         )  # fmt: skip
         self.tables: dict[str, Columns[Any]] = {cols.table: cols for cols in self._order}
         self._rows = tuple(cols.rows for cols in self._order)  # the lists never change
+        self.checked = checked
+
+    @property
+    def checked(self) -> bool:
+        """Whether each row is checked as it is added (else when its frame is built)."""
+        return self.files.checked
+
+    @checked.setter
+    def checked(self, value: bool) -> None:
+        for cols in self._order:
+            cols.checked = value
+
+    @contextlib.contextmanager
+    def checking(self) -> Iterator[None]:
+        """Check every row as it is added, for the length of the block."""
+        was = self.checked
+        self.checked = True
+        try:
+            yield
+        finally:
+            self.checked = was
 
     def mark(self) -> list[int]:
         """Where each table stands now, for ``rollback``."""

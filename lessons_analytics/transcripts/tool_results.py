@@ -114,11 +114,23 @@ def _count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
+# ``LESSON_ID_IN_TEXT`` (``\bL-[0-9]+\b``) without its first ``\b``, so that the regex engine
+# scans for the literal ``L-`` (20-30x faster on a long result); that boundary is tested by
+# hand: no word character (``\w``: alphanumeric or ``_``) just before the ``L``
+_LESSON_ID_FROM_L = re.compile(LESSON_ID_IN_TEXT.pattern.removeprefix(r"\b"))
+
+
 def lesson_ids(text: str) -> list[str]:
     """Distinct lesson ids in a text, in order of first appearance."""
     if "L-" not in text:
         return []
-    return list(dict.fromkeys(LESSON_ID_IN_TEXT.findall(text)))
+    found = []
+    for match in _LESSON_ID_FROM_L.finditer(text):
+        at = match.start()
+        if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+            continue  # "XL-1": no boundary before the L
+        found.append(match.group())
+    return list(dict.fromkeys(found))
 
 
 def block_text(content: object) -> str:
