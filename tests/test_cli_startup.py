@@ -54,10 +54,9 @@ def demo_db(demo_ws: tuple[str, list[str]]) -> str:
     return demo_ws[0]
 
 
-# What each analysis command may import: Polars only where a frame is really built (the
-# frames of `effect`); the others read rows straight from DuckDB, and `cost` sums and ranks
-# its rituals' durations in Python (metrics.exact_sum, metrics.linear_quantile). pyarrow,
-# matplotlib and the YAML parser never.
+# What each analysis command may import: no Polars, every document is made of rows read
+# straight from DuckDB (`cost` and `effect` sum and rank the rituals' durations in Python:
+# metrics.exact_sum, metrics.linear_quantile); pyarrow, matplotlib and the YAML parser never.
 ANALYSES = [
     (["heads"], []),
     (["coverage"], []),
@@ -65,7 +64,7 @@ ANALYSES = [
     (["bodies"], []),
     (["cost", "^make test"], []),
     (["cost", "--rituals"], []),
-    (["effect"], ["polars"]),
+    (["effect"], []),
 ]
 
 
