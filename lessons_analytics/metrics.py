@@ -451,8 +451,18 @@ def ritual_cost(
     """One ritual's time (metrics.md §5) as an element of the ``cost`` document;
     ``gap_cap_s`` is the setting thresholds.gap_cap_s (or ``cost --gap-cap``)."""
     params = {**filters.params(), "pattern": pattern, "gap_cap_s": gap_cap_s}
+    return _ritual_cost(con, params, query_rows(con, "cost_scope", **params)[0], filters, lesson)
+
+
+def _ritual_cost(
+    con: duckdb.DuckDBPyConnection,
+    params: dict[str, Any],
+    scope: dict[str, Any],
+    filters: Filters,
+    lesson: str | None,
+) -> RitualCost:
+    """``ritual_cost`` given the row of cost_scope of the same parameters."""
     calls = query_columns(con, "cost_calls", RITUAL_COLUMNS, **params)
-    scope = query_rows(con, "cost_scope", **params)[0]
     timed = sorted(call["duration_s"] for call in calls if call["timed"])
     seconds = exact_sum(timed)
     weeks = int(scope["weeks"] or 0)
@@ -463,7 +473,7 @@ def ritual_cost(
         found = query_rows(con, "cost_active", **params, call_ids=ids)
         inside = float(found[0]["active_seconds"])
     return {
-        "pattern": pattern,
+        "pattern": params["pattern"],
         "lesson": lesson,
         "calls": len(calls),
         "untimed_calls": len(calls) - len(timed),
@@ -539,10 +549,19 @@ def cost_document(
         check_pattern(con, pattern)
         rituals.append(ritual_cost(con, pattern, filters, None, gap_cap_s))
     else:
+        scopes: dict[str, dict[str, Any]] = {}  # the rituals of a base share its sessions
+        measured: dict[tuple[str, str], RitualCost] = {}  # two lessons may share a ritual
         for item in lesson_rituals(con, filters, lesson):
-            scoped = Filters((item["base_path"],), filters.since, filters.until)
-            entry = ritual_cost(con, item["ritual"], scoped, item["lesson_id"], gap_cap_s)
-            rituals.append({"base": item["base_path"], **entry})
+            base, ritual = item["base_path"], item["ritual"]
+            scoped = Filters((base,), filters.since, filters.until)
+            if (base, ritual) not in measured:
+                params = {**scoped.params(), "pattern": ritual, "gap_cap_s": gap_cap_s}
+                if base not in scopes:
+                    scopes[base] = query_rows(con, "cost_scope", **params)[0]
+                measured[(base, ritual)] = _ritual_cost(con, params, scopes[base], scoped, None)
+            entry = measured[(base, ritual)]
+            weeks = [CostWeek(**week) for week in entry["by_week"]]  # no week shared by two
+            rituals.append({"base": base, **entry, "lesson": item["lesson_id"], "by_week": weeks})
     return {"schema": schema("cost"), "generated_at": generated_at(), "rituals": rituals}
 
 
