@@ -42,12 +42,13 @@ The verdict, first rule that holds:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 
-from lessons_analytics import metrics
+from lessons_analytics import metrics, warehouse
 from lessons_analytics.documents import (
     EffectBase,
     EffectDocument,
@@ -413,10 +414,15 @@ def effect_document(
     {"lessons", "interventions", "by_verdict"}}``; every verdict word is a key of
     ``by_verdict``, zero or not.
     """
-    found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
-    lessons = _grouped(_effect_rows(con, found, filters, thresholds, None))
-    changes = _grouped(intervention_rows(con, filters, thresholds))
-    evidence = _grouped(_evidence_rows(con, filters))
+    # the evidence and the changes are read on cursors of their own threads: DuckDB runs
+    # one part's queries (without the GIL) while Python turns another's rows into objects
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        evidence_rows = pool.submit(_on_cursor, _evidence_rows, con, filters)
+        change_rows = pool.submit(_on_cursor, intervention_rows, con, filters, thresholds)
+        found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
+        lessons = _grouped(_effect_rows(con, found, filters, thresholds, None))
+        changes = _grouped(change_rows.result())
+        evidence = _grouped(evidence_rows.result())
     weeks = _grouped(_week_rows(found))
     out: list[EffectBase] = []
     for base in metrics.known_bases(con, filters):
@@ -434,6 +440,17 @@ def effect_document(
                             "by_verdict": _by_verdict(every)}  # fmt: skip
     return {"schema": metrics.schema("effect"), "generated_at": metrics.generated_at(),
             "bases": out, "totals": totals}  # fmt: skip
+
+
+def _on_cursor(
+    read: Callable[..., list[dict[str, Any]]], con: duckdb.DuckDBPyConnection, *args: Any
+) -> list[dict[str, Any]]:
+    """``read(cursor, *args)`` on a cursor of ``con`` of its own, closed after."""
+    other = warehouse.cursor(con)
+    try:
+        return read(other, *args)
+    finally:
+        other.close()
 
 
 def _evidence_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:
