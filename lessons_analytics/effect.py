@@ -42,12 +42,13 @@ The verdict, first rule that holds:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 
-from lessons_analytics import metrics
+from lessons_analytics import metrics, warehouse
 from lessons_analytics.documents import (
     EffectBase,
     EffectDocument,
@@ -57,7 +58,7 @@ from lessons_analytics.documents import (
     LessonEffect,
     LessonWeek,
 )
-from lessons_analytics.interventions import interventions
+from lessons_analytics.interventions import intervention_rows, interventions
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
 from lessons_analytics.settings import Thresholds
@@ -75,6 +76,7 @@ __all__ = [
     "effect_evidence",
     "interventions",
     "lesson_costs",
+    "lesson_effect_rows",
     "lesson_effects",
     "lesson_weeks",
     "verdict",
@@ -117,41 +119,67 @@ def lesson_effects(
 ) -> pl.DataFrame:
     """One row per (base_root, lesson_id): counts, statistics and verdict (module doc);
     ``costs``: ``lesson_costs`` of the same filters, when the caller has them already."""
+    import polars as pl
+
+    params = _lesson_params(filters, int(thresholds["retire_window_days"]))
+    found = metrics.query(con, "effect_lessons", **params)
+    rows = _effect_rows(con, found.to_dicts(), filters, thresholds, costs)
+    listed = {("base_root" if name == "base_path" else name): dtype
+              for name, dtype in found.schema.items() if name not in _NOT_LISTED}  # fmt: skip
+    return pl.DataFrame(rows or None, schema={**listed, **_stat_columns()})
+
+
+def lesson_effect_rows(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    thresholds: Thresholds,
+    costs: Costs | None = None,
+) -> list[dict[str, Any]]:
+    """``lesson_effects`` as rows (``to_dicts()``), without Polars: for ``stats``, whose
+    signs weigh a few lessons and which imports no Polars otherwise."""
     rows = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
-    return _effects(con, rows, filters, thresholds, costs)
+    return _effect_rows(con, rows, filters, thresholds, costs)
+
+
+def _lesson_params(filters: Filters, retire_window_days: int | None) -> dict[str, Any]:
+    return {**filters.params(), "retire_window_days": retire_window_days}
 
 
 def _lesson_rows(
     con: duckdb.DuckDBPyConnection, filters: Filters, retire_window_days: int | None
-) -> pl.DataFrame:
+) -> list[dict[str, Any]]:
     """``queries/effect_lessons.sql``: the lessons' counts, each on every week of its series."""
-    params = {**filters.params(), "retire_window_days": retire_window_days}
-    return metrics.query(con, "effect_lessons", **params)
+    return metrics.query_rows(con, "effect_lessons", **_lesson_params(filters, retire_window_days))
 
 
-def _effects(
+# the columns of queries/effect_lessons.sql that are not a lesson's: its listing flag and
+# the week series
+_NOT_LISTED = ("is_listed", *_WEEK_COLUMNS)
+
+
+def _effect_rows(
     con: duckdb.DuckDBPyConnection,
-    rows: pl.DataFrame,
+    rows: list[dict[str, Any]],
     filters: Filters,
     t: Thresholds,
     costs: Costs | None,
-) -> pl.DataFrame:
-    import polars as pl
-
-    counts = (
-        rows.filter(pl.col("is_listed"))
-        .unique(subset=["base_path", "lesson_id"], keep="first", maintain_order=True)
-        .drop(["is_listed", *_WEEK_COLUMNS])
-    )
+) -> list[dict[str, Any]]:
+    """The first row of each listed lesson, its week columns dropped and base_path named
+    base_root, with its statistics and verdict."""
     if costs is None:
         costs = lesson_costs(con, filters, t)
     out = []
-    for row in counts.to_dicts():
-        hours, tokens = costs.get((row["base_path"], row["lesson_id"]), (0.0, 0.0))
-        out.append({**row, **_statistics(row, t, hours, tokens)})
-    schema: dict[str, Any] = {**dict(counts.schema), **_stat_columns()}
-    frame = pl.DataFrame(out or None, schema=schema)
-    return frame.rename({"base_path": "base_root"})
+    seen: set[tuple[str, str]] = set()
+    for row in rows:
+        key = (row["base_path"], row["lesson_id"])
+        if not row["is_listed"] or key in seen:
+            continue
+        seen.add(key)
+        counts = {name: value for name, value in row.items() if name not in _NOT_LISTED}
+        hours, tokens = costs.get(key, (0.0, 0.0))
+        lesson = {"base_root": counts.pop("base_path"), **counts}
+        out.append({**lesson, **_statistics(counts, t, hours, tokens)})
+    return out
 
 
 def effect_evidence(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.DataFrame:
@@ -166,16 +194,22 @@ def lesson_weeks(con: duckdb.DuckDBPyConnection, filters: Filters) -> pl.DataFra
     """Exposure per ISO week: one row per (base_root, lesson_id, week, period) with its
     exposed sessions and hits, counted as ``lesson_effects`` counts them, so a period's
     weeks add up to its totals (the week columns of ``queries/effect_lessons.sql``)."""
-    return _weeks(_lesson_rows(con, filters, None))
-
-
-def _weeks(rows: pl.DataFrame) -> pl.DataFrame:
     import polars as pl
 
-    frame = rows.filter(pl.col("week").is_not_null()).select(
+    found = metrics.query(con, "effect_lessons", **_lesson_params(filters, None))
+    frame = found.filter(pl.col("week").is_not_null()).select(
         ["base_path", "lesson_id", *_WEEK_COLUMNS]
     )
     return frame.rename({**_WEEK_COLUMNS, "base_path": "base_root"})
+
+
+def _week_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``lesson_weeks`` rows from the rows of the query."""
+    return [
+        {"base_root": row["base_path"], "lesson_id": row["lesson_id"],
+         **{name: row[column] for column, name in _WEEK_COLUMNS.items()}}
+        for row in rows if row["week"] is not None
+    ]  # fmt: skip
 
 
 def _rate(k: int, n: int) -> tuple[float | None, float | None, float | None]:
@@ -339,15 +373,19 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
         for row in metrics.query_rows(con, "effect_cost_weeks", **filters.params())
     }
     out: Costs = {}
+    seconds: dict[tuple[str, str], float] = {}  # two lessons of a base may share a ritual
     for item in metrics.lesson_rituals(con, filters):
-        import polars as pl  # here: only a ritual's calls are summed in a frame (see ritual_cost)
-
-        base = item["base_path"]
-        scoped = Filters((base,), filters.since, filters.until)
-        calls = metrics.query(con, "cost_calls", **scoped.params(), pattern=item["ritual"])
-        seconds = float(calls.filter(pl.col("timed"))["duration_s"].sum() or 0.0)
+        base, ritual = item["base_path"], item["ritual"]
+        if (base, ritual) not in seconds:
+            scoped = Filters((base,), filters.since, filters.until)
+            calls = metrics.query_columns(
+                con, "cost_calls", ("timed", "duration_s"), **scoped.params(), pattern=ritual
+            )
+            timed = [call["duration_s"] for call in calls if call["timed"]]
+            seconds[(base, ritual)] = metrics.exact_sum(timed)  # as ritual_cost sums them
         span = weeks.get(base, 0)
-        out[(base, item["lesson_id"])] = ((seconds / 3600 / span) if span else 0.0, 0.0)
+        per_week = (seconds[(base, ritual)] / 3600 / span) if span else 0.0
+        out[(base, item["lesson_id"])] = (per_week, 0.0)
     known = set(metrics.known_bases(con, filters))
     params = {**filters.params(), "divisor": t["chars_per_token"],
               "large_bytes": t["large_body_bytes"]}  # fmt: skip
@@ -376,11 +414,16 @@ def effect_document(
     {"lessons", "interventions", "by_verdict"}}``; every verdict word is a key of
     ``by_verdict``, zero or not.
     """
-    found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
-    lessons = _grouped(_effects(con, found, filters, thresholds, None))
-    changes = _grouped(interventions(con, filters, thresholds))
-    evidence = _grouped(effect_evidence(con, filters))
-    weeks = _grouped(_weeks(found))
+    # the evidence and the changes are read on cursors of their own threads: DuckDB runs
+    # one part's queries (without the GIL) while Python turns another's rows into objects
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        evidence_rows = pool.submit(_on_cursor, _evidence_rows, con, filters)
+        change_rows = pool.submit(_on_cursor, intervention_rows, con, filters, thresholds)
+        found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
+        lessons = _grouped(_effect_rows(con, found, filters, thresholds, None))
+        changes = _grouped(change_rows.result())
+        evidence = _grouped(evidence_rows.result())
+    weeks = _grouped(_week_rows(found))
     out: list[EffectBase] = []
     for base in metrics.known_bases(con, filters):
         rows = cast(list[LessonEffect], lessons.get(base, []))
@@ -399,9 +442,26 @@ def effect_document(
             "bases": out, "totals": totals}  # fmt: skip
 
 
-def _grouped(frame: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
+def _on_cursor(
+    read: Callable[..., list[dict[str, Any]]], con: duckdb.DuckDBPyConnection, *args: Any
+) -> list[dict[str, Any]]:
+    """``read(cursor, *args)`` on a cursor of ``con`` of its own, closed after."""
+    other = warehouse.cursor(con)
+    try:
+        return read(other, *args)
+    finally:
+        other.close()
+
+
+def _evidence_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:
+    """``effect_evidence`` as rows, without Polars."""
+    rows = metrics.query_rows(con, "effect_evidence", **filters.params())
+    return [{"base_root": row.pop("base_path"), **row} for row in rows]
+
+
+def _grouped(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    for row in frame.to_dicts():
+    for row in rows:
         out.setdefault(row.pop("base_root"), []).append(row)
     return out
 

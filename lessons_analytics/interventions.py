@@ -92,6 +92,29 @@ def intervention_windows(
     return frame, sessions
 
 
+def intervention_rows(
+    con: duckdb.DuckDBPyConnection,
+    filters: Filters,
+    thresholds: Thresholds,
+) -> list[dict[str, Any]]:
+    """``interventions`` as rows (``to_dicts()``), without Polars: the ``effect``
+    document's, from the same query."""
+    params = {**filters.params(),
+              "window_sessions": int(thresholds["intervention_window_sessions"])}  # fmt: skip
+    dropped = {c for c in SESSION_COLUMNS if c not in ("base_path", "group_id")}
+    out = []
+    seen: set[tuple[str, str]] = set()
+    for row in metrics.query_rows(con, "effect_interventions", **params):
+        key = (row["base_path"], row["commit"])
+        if key in seen:
+            continue
+        seen.add(key)
+        counts = {name: value for name, value in row.items() if name not in dropped}
+        change = {"base_root": counts.pop("base_path"), **counts}
+        out.append({**change, **_statistics(change)})
+    return out
+
+
 def _statistics(row: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, num, den in MEASURES:

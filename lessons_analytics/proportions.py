@@ -64,7 +64,16 @@ def fisher_less(k1: int, n1: int, k2: int, n2: int) -> float | None:
         return None
     total, hits = n1 + n2, k1 + k2
     low = max(0, hits - n2)
-    tail = sum(math.comb(hits, x) * math.comb(total - hits, n1 - x) for x in range(low, k1 + 1))
+    if k1 < low:
+        return 0.0
+    # term(x) = C(hits, x) * C(total - hits, n1 - x), each from the one before by its ratio:
+    # the division is exact (term(x + 1) is an integer), so the tail is the same integer
+    # as the sum of the products, without two binomials of thousands of digits per x
+    term = math.comb(hits, low) * math.comb(total - hits, n1 - low)
+    tail = term
+    for x in range(low, k1):
+        term = term * (hits - x) * (n1 - x) // ((x + 1) * (total - hits - n1 + x + 1))
+        tail += term
     return min(1.0, tail / math.comb(total, n1))
 
 

@@ -341,7 +341,7 @@ def _helped_disagrees(
     """Active lessons whose ``helped`` says true while the measure says it does not hold or
     is not surfaced, or says false while the measure says it helps. An unmeasured lesson
     (``insufficient evidence``) and ``helped: null`` contradict nothing."""
-    rows = effect.lesson_effects(con, filters, t, costs).to_dicts()
+    rows = effect.lesson_effect_rows(con, filters, t, costs)
     lessons = sorted(
         row["lesson_id"] for row in rows
         if row["status"] == "active" and row["evidence_helped"] is not None

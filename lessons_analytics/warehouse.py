@@ -34,8 +34,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
         if "lock" in str(exc).lower():
             raise LockBusy(f"{path}: the warehouse is in use by another run ({exc})") from exc
         raise
-    # ISO weeks and dates are UTC whatever the machine's zone
-    con.execute("set TimeZone = 'UTC'")
+    _session_settings(con)
     con.execute("set preserve_insertion_order = false")
     # bounded memory: big loads spill to disk instead of growing with the corpus
     con.execute("set memory_limit = '512MB'")
@@ -45,6 +44,20 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     if read_only:
         _refuse_stale(con, path)
     return con
+
+
+def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Another cursor of ``con``, for a thread of its own: it reads the same database
+    with the settings ``connect`` gives a session (a DuckDB cursor shares the database's
+    settings, not the session's: its time zone would be the machine's)."""
+    other = con.cursor()
+    _session_settings(other)
+    return other
+
+
+def _session_settings(con: duckdb.DuckDBPyConnection) -> None:
+    # ISO weeks and dates are UTC whatever the machine's zone
+    con.execute("set TimeZone = 'UTC'")
 
 
 def _refuse_stale(con: duckdb.DuckDBPyConnection, path: Path) -> None:

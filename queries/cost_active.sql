@@ -17,6 +17,12 @@ sessions as (
         and ($until is null or started_at < $until)
 ),
 
+matched as (
+    -- the ids as a table: a semi join on them hashes them once, where list_contains
+    -- tested every call of the warehouse against the whole list
+    select unnest($call_ids) as tool_use_id,
+),
+
 calls as (
     select
         session_id,
@@ -24,7 +30,7 @@ calls as (
         result_at,
     from fct_tool_calls
     where
-        list_contains($call_ids, tool_use_id)
+        tool_use_id in (select matched.tool_use_id, from matched)
         and result_at is not null
 ),
 
@@ -44,51 +50,21 @@ gaps as (
         and events.session_id in (select calls.session_id, from calls)
 ),
 
-timeline as (
-    -- the calls' starts and the gaps' first events on one time line per session. A gap
-    -- began gap_us before its event, at the session's previous timestamped event; the
-    -- interval goes in hours, seconds and microseconds because DuckDB multiplies an
-    -- interval by a 32-bit integer, too small for a gap's microseconds
-    select
-        session_id,
-        called_at as at_time,
-        result_at,
-        null as ts,
-        null as gap_s,
-    from calls
-    union all
-    select
-        session_id,
-        ts
-        - interval 1 hour * (gap_us // 3600000000)
-        - interval 1 second * (gap_us // 1000000 % 3600)
-        - interval 1 microsecond * (gap_us % 1000000) as at_time,
-        null as result_at,
-        ts,
-        gap_s,
-    from gaps
-),
-
-reach as (
-    -- the latest result of the calls started by each instant (the range frame holds the
-    -- peers: a call started at a gap's first event counts)
-    select
-        session_id,
-        ts,
-        gap_s,
-        max(result_at) over (
-            partition by session_id order by at_time
-            range between unbounded preceding and current row
-        ) as reach_at,
-    from timeline
-),
-
 inside as (
-    -- a gap lies inside a call when a call started by its first event reaches its
-    -- second: one pass over the time line instead of testing every call of the session
-    select gap_s,
-    from reach
-    where ts is not null and ts <= reach_at
+    -- a gap lies inside a call when one call of its session started by its first event
+    -- (gap_us before its second, at the session's previous timestamped event) and ended
+    -- at or after its second; each gap once however many calls hold it (a semi join).
+    -- The call is compared with the gap's second event first: a cheap test that leaves
+    -- few pairs for the microseconds (an interval times a 32-bit integer, the other way
+    -- to place the first event, is too small for a gap's microseconds)
+    select gaps.gap_s,
+    from gaps
+    semi join calls
+        on
+            gaps.session_id = calls.session_id
+            and gaps.ts <= calls.result_at
+            and gaps.ts >= calls.called_at
+            and date_diff('microsecond', calls.called_at, gaps.ts) >= gaps.gap_us
 )
 
 select

@@ -19,8 +19,10 @@
 -- Recall split (after activation only): recalled_* are the exposed sessions where the
 -- lesson was recalled before the miss (or at all, in a session without a hit);
 -- unrecalled_* the rest. Hits without a session cannot be split and are in neither.
--- Retire window: the last $retire_window_days days up to the base's last session start
--- (as a difference in microseconds: portable to Spark, where to_days is not).
+-- Retire window: the last $retire_window_days days up to the base's last session start,
+-- from window_from on (its start, once per base: a date_diff on every exposure is ICU
+-- calendar arithmetic, most of this query's time; an interval times a number is portable
+-- to Spark, where to_days is not).
 -- Weeks: week_exposed_sessions = sessions of the base in the week; week_hits = sessions
 -- of the week with a hit of the lesson, plus the hits that name no session of the base,
 -- once per independence key, in the week of their date (week_hits_without_session);
@@ -46,6 +48,7 @@ spans as (
         base_path,
         min(started_at) as first_started_at,
         max(started_at) as last_started_at,
+        max(started_at) - interval 1 day * $retire_window_days as window_from,
         max(coalesce(ended_at, started_at)) as last_ended_at,
     from exposures
     group by base_path
@@ -89,8 +92,7 @@ unplaced_periods as (
                 or unplaced.missed_at < lessons.deactivated_at then 'after'
             else 'inactive'
         end as period,
-        date_diff('microsecond', unplaced.missed_at, spans.last_started_at)
-        <= $retire_window_days * 86400000000 as in_window,
+        unplaced.missed_at >= spans.window_from as in_window,
     from unplaced
     inner join lessons using (base_path, lesson_id)
     inner join spans using (base_path)
@@ -146,13 +148,11 @@ exposure_counts as (
         max(started_at) filter (where period = 'after') as last_after_at,
         count(*) filter (
             where period = 'after'
-            and date_diff('microsecond', started_at, spans.last_started_at)
-            <= $retire_window_days * 86400000000
+            and started_at >= spans.window_from
         ) as window_sessions,
         count(*) filter (
             where period = 'after' and is_hit
-            and date_diff('microsecond', started_at, spans.last_started_at)
-            <= $retire_window_days * 86400000000
+            and started_at >= spans.window_from
         ) as window_hit_sessions,
     from exposures
     inner join spans using (base_path)

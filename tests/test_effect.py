@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -462,3 +462,17 @@ def test_costs_divide_by_the_weeks_of_the_base(con: duckdb.DuckDBPyConnection) -
         assert rows["L-0003"]["cost_tokens_per_week"] == tokens["L-0003"] / span
         assert {r["cost_hours_per_week"] for r in rows.values()} == {0.0}
         assert {r["cost_tokens_per_week"] for k, r in rows.items() if k != "L-0003"} == {0.0}
+
+
+def test_the_threads_cursors_read_in_utc(con: duckdb.DuckDBPyConnection) -> None:
+    # effect_document reads its evidence and changes on cursors of their own threads; a
+    # DuckDB cursor keeps the database's settings but not the session's time zone, and a
+    # timestamp of another zone would print another offset in the --json document
+    other = warehouse.cursor(con)
+    try:
+        (zone,) = other.execute("select current_setting('TimeZone')").fetchall()[0]
+        assert zone == "UTC"
+        (stamp,) = other.execute("select max(started_at) from fct_sessions").fetchall()[0]
+        assert stamp.utcoffset() == timedelta(0)
+    finally:
+        other.close()

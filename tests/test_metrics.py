@@ -220,3 +220,32 @@ def test_share_of_active_time_with_another_gap_cap(
     ]
     assert r["share_of_active_time"] == pytest.approx(20 / active_10)
     assert r["share_of_active_time"] <= 1
+
+
+def test_ritual_sums_are_exactly_rounded_whatever_the_order() -> None:
+    import random
+
+    # 0.1 s a thousand times and one long call: a running sum of doubles drifts in the
+    # last digits, and by how much depends on the order the rows arrive in
+    durations = [0.1] * 1000 + [3600.123]
+    assert sum(durations) != 3700.123
+    orders = [list(durations), sorted(durations), sorted(durations, reverse=True)]
+    random.Random(7).shuffle(orders[0])
+    assert {metrics.exact_sum(order) for order in orders} == {3700.123}
+    assert metrics.exact_sum([]) == 0.0
+
+
+def test_linear_quantile_is_polars_linear_quantile() -> None:
+    import random
+
+    import polars as pl
+
+    rng = random.Random(3)
+    for _ in range(300):
+        values = [rng.choice([rng.random() * 900, round(rng.random() * 360, 3), 7.0])
+                  for _ in range(rng.randint(1, 300))]  # fmt: skip
+        for q in (0.0, 0.1, 0.5, 0.9, 0.99, 1.0):
+            expected = pl.Series(values, dtype=pl.Float64).quantile(q, interpolation="linear")
+            assert metrics.linear_quantile(sorted(values), q) == expected
+    assert metrics.linear_quantile([], 0.5) is None
+    assert metrics.linear_quantile([120.0, 300.0], 0.5) == 210.0

@@ -14,7 +14,8 @@ from tests.support import scenario
 ROWS_QUERIES = ("bases", "heads", "heads_by_method", "heads_by_week", "coverage",
                 "coverage_by_week", "hits", "hits_by_caught", "hits_by_lesson", "hits_by_class",
                 "hits_list", "bodies", "bodies_by_lesson", "lesson_rituals", "cost_scope",
-                "cost_calls")  # fmt: skip
+                "cost_calls", "effect_lessons", "effect_interventions",
+                "effect_evidence")  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,8 @@ def con(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
     return warehouse.connect(db, read_only=True)
 
 
-PARAMS = {"divisor": 4.0, "large_bytes": 4000, "gap_cap_s": 300.0, "pattern": "^git commit"}
+PARAMS = {"divisor": 4.0, "large_bytes": 4000, "gap_cap_s": 300.0, "pattern": "^git commit",
+          "retire_window_days": 60, "window_sessions": 2}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ROWS_QUERIES)
