@@ -296,6 +296,7 @@ def timed_commands(db: Path, runs: int) -> list[str]:
                 ["cost", "^git commit"],
                 ["cost", "--rituals"],
                 ["effect"],
+                ["stats"],
             )
         ],
     ]
