@@ -282,23 +282,15 @@ def scaling(work: Path, scales: list[float], runs: int, base_scale: float) -> li
     return lines
 
 
-def timed_commands(db: Path, runs: int) -> list[str]:
+def timed_commands(db: Path, bases: list[Path], runs: int) -> list[str]:
+    held = [x for b in bases for x in ("--base", str(b))]
+    analyses = [["heads"], ["coverage"], ["hits"], ["bodies"], ["cost", "^git commit"]]
+    analyses += [["cost", "--rituals"], ["effect"]]
     commands: list[tuple[str, list[str]]] = [
         ("--help", [*CLI, "--help"]),
         ("--version", [*CLI, "--version"]),
-        *[
-            (" ".join(argv), [*CLI, "--db", str(db), *argv, "--json"])
-            for argv in (
-                ["heads"],
-                ["coverage"],
-                ["hits"],
-                ["bodies"],
-                ["cost", "^git commit"],
-                ["cost", "--rituals"],
-                ["effect"],
-                ["stats"],
-            )
-        ],
+        *[(" ".join(argv), [*CLI, "--db", str(db), *argv, "--json"]) for argv in analyses],
+        (f"stats ({len(bases)} bases)", [*CLI, "--db", str(db), "stats", *held, "--json"]),
     ]
     lines = ["| command | median (min-max) |", "|---|---|"]
     for name, argv in commands:
@@ -418,7 +410,7 @@ def main() -> None:
             out += [
                 "",
                 "analysis commands on D (whole process, --json):",
-                *timed_commands(work / "D.duckdb", args.runs),
+                *timed_commands(work / "D.duckdb", bases, args.runs),
             ]
         if "scaling" in only:
             for label in ("R",):
