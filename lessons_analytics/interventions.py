@@ -72,9 +72,7 @@ def intervention_windows(
     counts of the first frame."""
     import polars as pl  # here: `stats` imports this module through effect without a frame
 
-    t = thresholds
-    params = {**filters.params(), "window_sessions": int(t["intervention_window_sessions"])}
-    rows = metrics.query(con, "effect_interventions", **params)
+    rows = metrics.query(con, "effect_interventions", **_params(filters, thresholds))
     sessions = (
         rows.filter(pl.col("session_id").is_not_null())
         .select(SESSION_COLUMNS)
@@ -84,10 +82,11 @@ def intervention_windows(
             descending=[False, False, True, False, False],
         )
     )
-    counts = rows.drop([c for c in SESSION_COLUMNS if c not in ("base_path", "group_id")])
-    counts = counts.unique(subset=["base_path", "commit"], keep="first", maintain_order=True)
-    changes = [{**row, **_statistics(row)} for row in counts.to_dicts()]
-    schema: dict[str, Any] = {**dict(counts.schema), **_columns()}
+    counts = {name: dtype for name, dtype in rows.schema.items() if name not in _DROPPED}
+    schema: dict[str, Any] = {**counts, **_columns()}
+    # the first row of each change before they become dicts: the query has one per session
+    first = rows.unique(subset=["base_path", "commit"], keep="first", maintain_order=True)
+    changes = _changes(first.to_dicts())
     frame = pl.DataFrame(changes or None, schema=schema).rename({"base_path": "base_root"})
     return frame, sessions
 
@@ -99,19 +98,31 @@ def intervention_rows(
 ) -> list[dict[str, Any]]:
     """``interventions`` as rows (``to_dicts()``), without Polars: the ``effect``
     document's, from the same query."""
-    params = {**filters.params(),
-              "window_sessions": int(thresholds["intervention_window_sessions"])}  # fmt: skip
-    dropped = {c for c in SESSION_COLUMNS if c not in ("base_path", "group_id")}
+    rows = metrics.query_rows(con, "effect_interventions", **_params(filters, thresholds))
+    return [{"base_root": change.pop("base_path"), **change} for change in _changes(rows)]
+
+
+def _params(filters: Filters, thresholds: Thresholds) -> dict[str, Any]:
+    window = int(thresholds["intervention_window_sessions"])
+    return {**filters.params(), "window_sessions": window}
+
+
+# the query's columns of one window session that are not its group's
+_DROPPED = frozenset(c for c in SESSION_COLUMNS if c not in ("base_path", "group_id"))
+
+
+def _changes(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per (base_path, commit), the first the query gives (its group's counts;
+    the session columns dropped), with the window statistics."""
     out = []
     seen: set[tuple[str, str]] = set()
-    for row in metrics.query_rows(con, "effect_interventions", **params):
+    for row in rows:
         key = (row["base_path"], row["commit"])
         if key in seen:
             continue
         seen.add(key)
-        counts = {name: value for name, value in row.items() if name not in dropped}
-        change = {"base_root": counts.pop("base_path"), **counts}
-        out.append({**change, **_statistics(change)})
+        counts = {name: value for name, value in row.items() if name not in _DROPPED}
+        out.append({**counts, **_statistics(counts)})
     return out
 
 
