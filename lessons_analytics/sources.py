@@ -61,6 +61,86 @@ def discover(paths: Iterable[Path]) -> list[SourceFile]:
     return [found[p] for p in sorted(found)]
 
 
+def scan(paths: Iterable[Path]) -> dict[str, list[int]] | None:
+    """What ``discover`` lists, with each file's size and mtime (``os.stat``), in one pass:
+    path -> [size, mtime_ns]. None when ``discover`` would list a problem (an unreadable
+    folder, a name that is not UTF-8) or a listed file cannot be stat'ed: the caller then
+    lists the long way, which names the problem.
+
+    The no-op run and the +1 run pay this on every file of a big tree, so it makes no
+    ``SourceFile``s (the +1 run classifies only the files it opens) and takes the type of
+    each entry from the folder listing (``DirEntry``), as ``os.walk`` does, not from a
+    stat. A given path that does not exist raises ``SourceNotFound``, as in ``discover``.
+    """
+    found: dict[str, list[int]] = {}
+    for given in paths:
+        try:
+            root = os.path.abspath(os.path.expanduser(given))
+            exists = os.path.exists(root)
+        except (OSError, ValueError):
+            exists = False
+        if not exists:
+            raise SourceNotFound(f"{given}: no such file or folder")
+        if not os.path.isdir(root):
+            if classify(root) is not None:
+                if not _utf8(root):
+                    return None
+                try:
+                    info = os.stat(root)
+                except (OSError, ValueError):
+                    return None
+                found[root] = [info.st_size, info.st_mtime_ns]
+            continue
+        if not _scan_folder(root, found):
+            return None
+    return found
+
+
+def _scan_folder(top: str, found: dict[str, list[int]]) -> bool:
+    """One folder of ``scan`` and those below it, as ``os.walk`` (not following links to
+    folders) walks them; False when something makes the listing unusable."""
+    folders = [top]
+    while folders:
+        dirpath = folders.pop()
+        parent = os.path.basename(dirpath)
+        prefix = dirpath if dirpath.endswith(os.sep) else dirpath + os.sep
+        try:
+            with os.scandir(dirpath) as entries:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:  # as os.walk: listed as a file
+                        is_dir = False
+                    name = entry.name
+                    if is_dir:
+                        if not entry.is_symlink():
+                            folders.append(prefix + name)
+                        continue
+                    # every *.jsonl is a transcript; a *.json only by its name's prefix
+                    if not name.endswith(".jsonl") and (
+                        not name.endswith(".json") or _classify(name, name, parent) is None
+                    ):
+                        continue
+                    path = prefix + name
+                    if not _utf8(path):
+                        return False
+                    info = entry.stat()  # follows a link, as os.stat does
+                    found[path] = [info.st_size, info.st_mtime_ns]
+        except OSError:  # an unreadable folder, or a file that cannot be stat'ed
+            return False
+    return True
+
+
+def _utf8(path: str) -> bool:
+    if path.isascii():
+        return True
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _named(source: SourceFile) -> SourceFile:
     if source.path.isascii():  # nearly every path: no encoding to try
         return source

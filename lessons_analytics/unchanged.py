@@ -30,7 +30,7 @@ import orjson
 
 from lessons_analytics import __version__
 from lessons_analytics.lessonbase import reader as base_reader
-from lessons_analytics.sources import SourceFile, discover
+from lessons_analytics.sources import SourceFile, discover, scan
 
 if TYPE_CHECKING:
     import duckdb
@@ -145,9 +145,11 @@ class Answer:
     follows may use instead of walking the folders again."""
 
     report: IngestReport | None = None
-    sources: list[SourceFile] | None = None
-    # size and mtime of every listed file then (None: not reached, or a file unreadable)
+    # size and mtime of every listed file then (None: not reached, or a file unreadable);
+    # its keys are the listing
     stats: dict[str, list[int]] | None = None
+    # the listing as ``discover`` gives it, made only when ``scan`` found a problem
+    sources: list[SourceFile] | None = None
     # with ``stats``: the sidecar's size and mtime of every file listed at the last run,
     # which are raw_files' (the sidecar is written only when they agree, and the warehouse
     # was not written since), so the run need not read raw_files whole to find new files
@@ -171,8 +173,11 @@ def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
             return answer
         if stored["code"] != code_fingerprint():
             return answer
-        answer.sources = sources = discover(paths)
-        answer.stats = _listing(sources)
+        # the listing and stats in one pass; the long way only when it finds a problem
+        answer.stats = scan(paths)
+        if answer.stats is None:
+            answer.sources = discover(paths)
+            answer.stats = _listing(answer.sources)
         if answer.stats != stored["files"]:
             answer.stored = stored["files"] if answer.stats is not None else None
             return answer
@@ -183,13 +188,13 @@ def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
             return answer
     except Exception:  # anything unexpected: the full run decides (and lists again)
         return Answer()
-    answer.report = IngestReport(files_seen=len(sources), totals=stored["totals"])
+    answer.report = IngestReport(files_seen=len(stored["files"]), totals=stored["totals"])
     return answer
 
 
 def listing_of(
     con: duckdb.DuckDBPyConnection,
-    sources: list[SourceFile],
+    sources: list[SourceFile] | None,
     extra_bases: list[Path],
     salt: str,
     now: dict[str, list[int]] | None = None,
@@ -205,7 +210,8 @@ def listing_of(
     warehouse with its bases) and ``stored`` (raw_files' sizes and mtimes) may come from
     earlier in the run, which saves a second stat of every file, a scan of the raw events
     and one of raw_files: a file or a base that changed since they were taken differs at
-    the next ``check``, which then runs in full."""
+    the next ``check``, which then runs in full. Without ``now`` nor ``sources`` the run
+    is not remembered."""
     if stored is None:
         stored = {
             path: [size, mtime]
@@ -213,7 +219,8 @@ def listing_of(
                 "select path, size_bytes, mtime_ns from raw_files"
             ).fetchall()
         }
-    now = _listing(sources) if now is None else now
+    if now is None:
+        now = _listing(sources) if sources is not None else None
     # the same dicts (the usual case) compare in C; else every listed file is looked up
     if now is None or (
         stored != now and any(stored.get(path) != stat for path, stat in now.items())
