@@ -107,25 +107,22 @@ def _scan_folder(top: str, found: dict[str, list[int]]) -> bool:
         try:
             with os.scandir(dirpath) as entries:
                 for entry in entries:
+                    name = entry.name
                     try:
                         is_dir = entry.is_dir()
                     except OSError:  # as os.walk: listed as a file
                         is_dir = False
-                    name = entry.name
                     if is_dir:
                         if not entry.is_symlink():
                             folders.append(prefix + name)
-                        continue
-                    # every *.jsonl is a transcript; a *.json only by its name's prefix
-                    if not name.endswith(".jsonl") and (
-                        not name.endswith(".json") or _classify(name, name, parent) is None
-                    ):
-                        continue
-                    path = prefix + name
-                    if not _utf8(path):
-                        return False
-                    info = entry.stat()  # follows a link, as os.stat does
-                    found[path] = [info.st_size, info.st_mtime_ns]
+                    elif name.endswith(".jsonl") or (
+                        name.endswith(".json") and _classify(name, name, parent) is not None
+                    ):  # every *.jsonl is a transcript, a *.json only by its name
+                        path = prefix + name
+                        if not path.isascii() and not _utf8(path):
+                            return False
+                        info = entry.stat()  # follows a link, as os.stat does
+                        found[path] = [info.st_size, info.st_mtime_ns]
         except OSError:  # an unreadable folder, or a file that cannot be stat'ed
             return False
     return True
