@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import duckdb
 
@@ -43,7 +44,8 @@ class Refresh:
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
-        self.models = transform.models_fingerprint()
+        self.paths = layer_files()  # read and ordered once, for the fingerprint and the build
+        self.models = transform.models_fingerprint(self.paths)
         self.built_with = built_with(con)
         # which sessions change matters only to an incremental refresh; a first build or a
         # model upgrade rebuilds everything anyway
@@ -74,7 +76,9 @@ class Refresh:
         incremental = self.incremental(bases)
         stage("building tables")
         if incremental:
-            build_sessions(self.con, affected_sessions(self.con), bases.links_changed, _FILES)
+            build_sessions(
+                self.con, affected_sessions(self.con), bases.links_changed, _FILES, self.paths
+            )
             return "incremental"  # built from the models meta_build names already
         transform.build(self.con)
         record_build(self.con, self.models)
@@ -146,6 +150,7 @@ def build_sessions(
     sessions_table: str,
     links_changed: bool = True,
     files_table: str | None = None,
+    paths: list[Path] | None = None,
 ) -> list[str]:
     """Refresh the models for the sessions of ``sessions_table`` (a table of
     ``session_id``s); returns the names of the models it wrote, in build order.
@@ -168,10 +173,12 @@ def build_sessions(
     files of ``files_table`` (those whose rows this run wrote) replaced, computed from its
     inputs as they stand (whole: a session scope says nothing of files); without
     ``files_table`` it is rebuilt whole.
+
+    ``paths`` are the model files in build order (``layer_files()`` when not given).
     """
     scope = f"(select session_id from {quote_identifier(sessions_table)})"
     files = f"(select file_id from {quote_identifier(files_table)})" if files_table else None
-    paths = layer_files()
+    paths = layer_files() if paths is None else paths
     names = {path.stem for path in paths}
     known = names | {
         row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()

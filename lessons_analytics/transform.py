@@ -83,10 +83,11 @@ def materialization(path: Path, body: str) -> str:
     return sqlheader.parse(body, path.stem, path.parent.name).materialized
 
 
-def models_fingerprint() -> str:
-    """Changes when any model file changes, so an upgrade rebuilds the layers."""
+def models_fingerprint(paths: list[Path] | None = None) -> str:
+    """Changes when any model file changes, so an upgrade rebuilds the layers. ``paths``:
+    the model files in build order, when the caller has them (``layer_files()``)."""
     digest = hashlib.blake2b(digest_size=16)
-    for path in layer_files():
+    for path in layer_files() if paths is None else paths:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
