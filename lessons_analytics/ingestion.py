@@ -144,6 +144,7 @@ class _Files:
     """The listed transcript files, and which of them the loader must look at."""
 
     listed: Collection[str]  # the path of every listed file
+    seen: int  # how many files were listed (two odd names may show as one path)
     # every listed file, when the run listed them the long way (else only ``pending`` is
     # made: classifying every file of a big tree cost a +1 run 0.08 s)
     sources: list[SourceFile] | None
@@ -169,7 +170,7 @@ def _discover(
         sources = discover(paths) if asked is None or asked.sources is None else asked.sources
         listed = {source.path for source in sources}
         cleared = _clear_stale_errors(con, paths, listed)
-        return _Files(listed, sources, sources, warehouse.file_states(con), cleared)
+        return _Files(listed, len(sources), sources, sources, warehouse.file_states(con), cleared)
     stats = asked.stats
     cleared = _clear_stale_errors(con, paths, stats.keys())
     stored = asked.stored if asked.stored is not None else _stored(con)
@@ -182,7 +183,8 @@ def _discover(
     else:
         pending = [source for path in changed if (source := classify(path)) is not None]
     states = warehouse.file_states(con, [s.path for s in pending])
-    return _Files(stats.keys(), asked.sources, pending, states, cleared, stats, stored)
+    seen = len(stats) if asked.sources is None else len(asked.sources)
+    return _Files(stats.keys(), seen, asked.sources, pending, states, cleared, stats, stored)
 
 
 def _stored(con: duckdb.DuckDBPyConnection, paths: list[str] | None = None) -> dict[str, list[int]]:
@@ -239,8 +241,8 @@ def _load_transcripts(
     """Parse the new lines of the pending files; rows that came back in memory go into the
     raw tables at once, the rest waits in ``spool`` for ``_append``."""
     loaded_at = now_utc()
-    tick = progress(len(files.listed), 0) if progress else None
-    loaded = _Loaded(LoadOutcome(files_seen=len(files.listed)))
+    tick = progress(files.seen, 0) if progress else None
+    loaded = _Loaded(LoadOutcome(files_seen=files.seen))
     outcome = loaded.outcome
     chunks = load_chunks(files.pending, files.states, loaded_at, progress=tick, spool=spool)
     for chunk in chunks:
