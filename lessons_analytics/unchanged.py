@@ -90,14 +90,10 @@ def code_fingerprint() -> str:
     """The package version, the sql/ models and the raw schema: what a rebuild depends on.
     Computed once per process: the question and the sidecar of one run ask it, and the
     package's own files do not change under a running process."""
-    from lessons_analytics.sqlfiles import LAYERS, sql_root
+    from lessons_analytics.sqlfiles import layer_files
 
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    # the model files by name, not in build order: ordering them reads and searches every
-    # one, which the no-op run need not pay for a fingerprint
-    root = sql_root()
-    models = [path for layer in LAYERS for path in sorted((root / layer).glob("*.sql"))]
-    for path in [*models, Path(__file__).with_name("schema.py")]:
+    for path in [*layer_files(), Path(__file__).with_name("schema.py")]:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
