@@ -25,7 +25,7 @@ import operator
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import (
     Annotated,
     Any,
@@ -435,14 +435,29 @@ def _fits(kind: str, value: object) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)  # the rows of one line share its timestamp
-def _is_instant(text: str) -> bool:
+def instant_us(text: str) -> int | None:
+    """The instant an ISO 8601 text names, in microseconds since 1970-01-01 UTC, or None when
+    it is no instant. The one reading of a ``timestamptz`` column's text, whichever path
+    stores it: a text without a zone is UTC, digits of a fraction beyond the sixth are
+    dropped (as ``fromisoformat`` does), each value read by itself (a column-wise parse
+    would read every value of a column with the format of its first)."""
     if not _ISO_TS.fullmatch(text):
-        return False
+        return None
     try:
-        datetime.fromisoformat(text)  # month 13, hour 25 and the like
+        moment = datetime.fromisoformat(text)  # month 13, hour 25 and the like
     except ValueError:
-        return False
-    return True
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - _EPOCH) // _MICROSECOND
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def _is_instant(text: Any) -> bool:
+    return instant_us(text) is not None
 
 
 def _describe(value: object) -> str:
@@ -490,12 +505,21 @@ class Columns(Generic[Row]):
             frame = pl.from_dicts(self.rows, schema=schema, strict=False)
         else:
             frame = _checked_frame(self.table, self.rows)
-        return frame.with_columns(
-            # timestamps arrive as ISO strings and are parsed column-wise, which is far faster
-            # than per value; a value that does not parse becomes null
-            pl.col(k).str.to_datetime(time_zone="UTC", strict=False, time_unit="us")
-            for k in _STAMPS[self.table]
-        )
+        stamps = []
+        for column in _STAMPS[self.table]:
+            # each distinct text read once (``instant_us``), the column then mapped to those
+            # integers in Polars; a text that is no instant fails an unchecked frame (rows
+            # added checked hold none) and is null otherwise
+            texts = frame.get_column(column).drop_nulls().unique()
+            micros = list(map(instant_us, texts))
+            if not self.checked and None in micros:
+                raise BadValue(f"{self.table}.{column}: a value is not a valid ts")
+            stamps.append(
+                pl.col(column)
+                .replace_strict(texts, micros, default=None, return_dtype=pl.Int64)
+                .cast(Ts)
+            )
+        return frame.with_columns(stamps)
 
 
 _STAMPS = {
@@ -514,7 +538,8 @@ def _checked_frame(table: str, rows: list[Any]) -> pl.DataFrame:
     The distinct shapes of the rows (their keys and the types of their values, found in one
     pass of ``map``) say whether every value has a type its column takes; Polars, building
     the frame strictly, refuses an integer beyond 64 bits; the distinct texts of each
-    timestamp column are looked at as ``check_row`` looks at one. Only an integer in a float
+    timestamp column are looked at as ``check_row`` looks at one when ``Columns.frame``
+    reads them (once, for both). Only an integer in a float
     column (never written by the parsers) has its rows looked at one by one."""
     kinds = _KINDS[table]
     types = map(tuple, map(map, itertools.repeat(type), map(dict.values, rows)))
@@ -537,10 +562,7 @@ def _checked_frame(table: str, rows: list[Any]) -> pl.DataFrame:
         frame = pl.from_dicts(rows, schema=_AS_TEXT[table], strict=True)
     except Exception as exc:  # an integer beyond 64 bits: the types said everything else
         raise BadValue(f"{table}: {exc}") from exc
-    for column in _STAMPS[table]:
-        if not all(map(_is_instant, frame.get_column(column).drop_nulls().unique())):
-            raise BadValue(f"{table}.{column}: a value is not a valid ts")
-    return frame
+    return frame  # its instants are read, and checked, by ``Columns.frame``
 
 
 def _values(rows: list[Any], column: str) -> list[object]:
