@@ -21,7 +21,7 @@ from lessons_analytics import warehouse
 from lessons_analytics.errors import LockBusy
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import query
-from lessons_analytics.schema import SIGN_HISTORY, create_sql
+from lessons_analytics.schema import SIGN_HISTORY, create_sql, polars_schema
 from lessons_analytics.settings import Settings, Thresholds
 from lessons_analytics.signs import BaseStats, apply_marker, base_stats, marker_line
 from lessons_analytics.weeks import last_complete_week
@@ -149,7 +149,7 @@ def store_signs(con: duckdb.DuckDBPyConnection, stats: list[BaseStats]) -> None:
          "lessons": sign.lessons, "sleep_due": s.sleep_due, "recorded_at": now}
         for s in stats for sign in s.signs
     ]  # fmt: skip
-    frame = pl.DataFrame(rows, schema=SIGN_HISTORY)
+    frame = pl.DataFrame(rows, schema=polars_schema(SIGN_HISTORY))
     con.begin()
     try:
         con.execute(create_sql("fct_sign_history"))

@@ -27,9 +27,11 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import (
+    TYPE_CHECKING,
     Annotated,
     Any,
     Generic,
+    Literal,
     TypedDict,
     TypeVar,
     get_args,
@@ -37,15 +39,22 @@ from typing import (
     get_type_hints,
 )
 
-import polars as pl
-
 from lessons_analytics.sqlfiles import quote_identifier
 
-Str = pl.String
-Int = pl.Int64
-Bool = pl.Boolean
-Ts = pl.Datetime("us", "UTC")
-DType = type[pl.DataType] | pl.DataType  # a column's Polars type: a class or an instance
+if TYPE_CHECKING:
+    import polars as pl
+
+# A column's kind, what its values are: ``duck_type`` names its DuckDB type, ``polars_type``
+# its Polars type. Declared without Polars, whose import (0.2 s) a run that builds no frame
+# (``stats``, a small ingest) does not pay: it is imported by the functions that build frames.
+DType = Literal["str", "int", "bool", "float", "ts", "date", "str[]"]
+Str: DType = "str"
+Int: DType = "int"
+Bool: DType = "bool"
+Float: DType = "float"
+Ts: DType = "ts"  # an instant: timestamptz, Datetime("us", "UTC")
+Date: DType = "date"
+StrList: DType = "str[]"
 
 # An ISO 8601 instant as the transcript wrote it (a ``timestamptz`` column, parsed column-wise)
 Instant = Annotated[str, "instant"]
@@ -238,17 +247,17 @@ ROW_TYPES: dict[str, type] = {
     "raw_mentions": MentionRow,
     "raw_subagent_meta": SubagentMetaRow,
 }
-_POLARS_TYPES: dict[object, DType] = {str: Str, int: Int, bool: Bool, float: pl.Float64}
+_KIND_OF: dict[object, DType] = {str: Str, int: Int, bool: Bool, float: Float}
 
 
 def _columns_of(row: type) -> dict[str, DType]:
-    """The Polars type of each key of a row TypedDict (``X | None`` is a column of X)."""
+    """The kind of each key of a row TypedDict (``X | None`` is a column of X)."""
     columns = {}
     for name, hint in get_type_hints(row, include_extras=True).items():
         kind = hint
         if get_origin(hint) is not Annotated:
             (kind,) = [arg for arg in get_args(hint) if arg is not type(None)] or [hint]
-        columns[name] = Ts if get_origin(kind) is Annotated else _POLARS_TYPES[kind]
+        columns[name] = Ts if get_origin(kind) is Annotated else _KIND_OF[kind]
     return columns
 
 
@@ -286,26 +295,45 @@ def create_sql(table: str) -> str:
     return f"create table if not exists {quote_identifier(table)} ({cols})"
 
 
-def duck_type(dtype: Any) -> str:
-    """The DuckDB type of a Polars column type, for every type the schema declares; the one
-    map (a frame of these types goes to DuckDB through Arrow with the same types)."""
-    if isinstance(dtype, pl.Datetime):
-        return "timestamptz"
-    if dtype == pl.List(pl.String):
-        return "varchar[]"
+def duck_type(dtype: DType) -> str:
+    """The DuckDB type of a column kind; the one map (a frame of the kind's Polars types,
+    ``polars_type``, goes to DuckDB through Arrow with the same types)."""
     found = _DUCK_TYPES.get(dtype)
     if found is None:
         raise TypeError(f"no DuckDB type for {dtype!r}")
     return found
 
 
-_DUCK_TYPES: dict[Any, str] = {
-    pl.String: "varchar",
-    pl.Int64: "bigint",
-    pl.Boolean: "boolean",
-    pl.Float64: "double",
-    pl.Date: "date",
+_DUCK_TYPES: dict[DType, str] = {
+    "str": "varchar",
+    "int": "bigint",
+    "bool": "boolean",
+    "float": "double",
+    "ts": "timestamptz",
+    "date": "date",
+    "str[]": "varchar[]",
 }
+
+
+def polars_type(dtype: DType) -> pl.DataType:
+    """The Polars type of a column kind, for the functions that build frames."""
+    import polars as pl
+
+    types: dict[DType, pl.DataType] = {
+        "str": pl.String(),
+        "int": pl.Int64(),
+        "bool": pl.Boolean(),
+        "float": pl.Float64(),
+        "ts": pl.Datetime("us", "UTC"),
+        "date": pl.Date(),
+        "str[]": pl.List(pl.String),
+    }
+    return types[dtype]
+
+
+def polars_schema(columns: Mapping[str, DType]) -> dict[str, pl.DataType]:
+    """A table's columns as a Polars schema."""
+    return {name: polars_type(kind) for name, kind in columns.items()}
 
 
 class BadValue(ValueError):
@@ -323,14 +351,7 @@ _FLOAT_EXACT = 1 << 53  # an integer in a float column must keep its value
 _ISO_TS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?")
 
 
-def _kind(dtype: DType) -> str:
-    if isinstance(dtype, pl.Datetime):
-        return "ts"
-    kinds: dict[DType, str] = {Str: "str", Int: "int", Bool: "bool", pl.Float64: "float"}
-    return kinds[dtype]
-
-
-_KINDS = {table: {col: _kind(t) for col, t in cols.items()} for table, cols in RAW_TABLES.items()}
+_KINDS: dict[str, dict[str, str]] = {table: dict(cols) for table, cols in RAW_TABLES.items()}
 
 
 class _Instant:
@@ -469,10 +490,13 @@ def _describe(value: object) -> str:
 
 
 Row = TypeVar("Row", bound=Mapping[str, object])
-_AS_TEXT = {  # timestamps arrive as ISO strings and are parsed column-wise (``Columns.frame``)
-    table: {name: (Str if isinstance(t, pl.Datetime) else t) for name, t in cols.items()}
-    for table, cols in RAW_TABLES.items()
-}
+
+
+@functools.cache
+def _as_text(table: str) -> dict[str, pl.DataType]:
+    """The Polars schema rows are built into: instants arrive as their ISO text, read into
+    instants by ``Columns.frame``."""
+    return polars_schema({name: Str if t == Ts else t for name, t in RAW_TABLES[table].items()})
 
 
 class Columns(Generic[Row]):
@@ -500,7 +524,9 @@ class Columns(Generic[Row]):
         """The rows as a frame of the table's types. Rows added unchecked are checked here,
         all at once: ``BadValue`` (or ``UnknownColumn``) when a value does not fit, without
         saying which."""
-        schema = _AS_TEXT[self.table]
+        import polars as pl
+
+        schema = _as_text(self.table)
         if self.checked:
             frame = pl.from_dicts(self.rows, schema=schema, strict=False)
         else:
@@ -517,14 +543,13 @@ class Columns(Generic[Row]):
             stamps.append(
                 pl.col(column)
                 .replace_strict(texts, micros, default=None, return_dtype=pl.Int64)
-                .cast(Ts)
+                .cast(polars_type(Ts))
             )
         return frame.with_columns(stamps)
 
 
 _STAMPS = {
-    table: [name for name, t in cols.items() if isinstance(t, pl.Datetime)]
-    for table, cols in RAW_TABLES.items()
+    table: [name for name, t in cols.items() if t == Ts] for table, cols in RAW_TABLES.items()
 }
 _NONE = type(None)
 # the type of a value that may fit a column of each kind (an instant's text is looked at too)
@@ -541,6 +566,8 @@ def _checked_frame(table: str, rows: list[Any]) -> pl.DataFrame:
     timestamp column are looked at as ``check_row`` looks at one when ``Columns.frame``
     reads them (once, for both). Only an integer in a float
     column (never written by the parsers) has its rows looked at one by one."""
+    import polars as pl
+
     kinds = _KINDS[table]
     types = map(tuple, map(map, itertools.repeat(type), map(dict.values, rows)))
     floats = set()
@@ -559,7 +586,7 @@ def _checked_frame(table: str, rows: list[Any]) -> pl.DataFrame:
         if any(type(v) is int and abs(v) >= _FLOAT_EXACT for v in _values(rows, column)):
             raise BadValue(f"{table}.{column}: an integer is not a valid float")
     try:
-        frame = pl.from_dicts(rows, schema=_AS_TEXT[table], strict=True)
+        frame = pl.from_dicts(rows, schema=_as_text(table), strict=True)
     except Exception as exc:  # an integer beyond 64 bits: the types said everything else
         raise BadValue(f"{table}: {exc}") from exc
     return frame  # its instants are read, and checked, by ``Columns.frame``
@@ -629,11 +656,8 @@ class Batch:
             del rows[size:]
 
 
-Date = pl.Date
-StrList = pl.List(pl.String)
-
 # bases are re-read whole each time they change; one raw table per BaseSnapshot attribute
-BASE_TABLES: dict[str, dict[str, Any]] = {
+BASE_TABLES: dict[str, dict[str, DType]] = {
     "raw_bases": {
         "base_path": Str,
         "project_dir": Str,
@@ -782,13 +806,17 @@ BASE_TABLES: dict[str, dict[str, Any]] = {
 
 def base_frame(table: str, rows: list[dict[str, Any]]) -> pl.DataFrame:
     """Rows of dicts (python values, datetimes allowed) as a frame of the declared types."""
-    schema = BASE_TABLES[table]
+    import polars as pl
+
+    schema = polars_schema(BASE_TABLES[table])
     data = {name: [row.get(name) for row in rows] for name in schema}
     return pl.DataFrame(data, schema=schema, strict=False)
 
 
 def empty_base_frame(table: str) -> pl.DataFrame:
-    return pl.DataFrame(schema=BASE_TABLES[table])
+    import polars as pl
+
+    return pl.DataFrame(schema=polars_schema(BASE_TABLES[table]))
 
 
 # ---------------------------------------------------------------- tables the package keeps
@@ -797,7 +825,7 @@ def empty_base_frame(table: str) -> pl.DataFrame:
 
 # the nightly run's sleep signs: one row per (as_of day, base, sign); a re-run of a day
 # replaces that day's rows for the base (nightly.store_signs)
-SIGN_HISTORY: dict[str, Any] = {
+SIGN_HISTORY: dict[str, DType] = {
     "as_of": Date,
     "base_path": Str,
     "name": Str,
@@ -809,11 +837,11 @@ SIGN_HISTORY: dict[str, Any] = {
     "recorded_at": Ts,
 }
 
-STORED_TABLES: dict[str, dict[str, Any]] = {"fct_sign_history": SIGN_HISTORY}
+STORED_TABLES: dict[str, dict[str, DType]] = {"fct_sign_history": SIGN_HISTORY}
 
 # ---------------------------------------------------------------- the build's own bookkeeping
 # Written by refresh.py (and the import of exports); never exported, never read by a query.
-META_TABLES: dict[str, dict[str, Any]] = {
+META_TABLES: dict[str, dict[str, DType]] = {
     # the fingerprint of the sql/ models the layers were last built from: one row at most
     "meta_build": {"models": Str, "built_at": Ts},
     # the export folders a central warehouse was loaded from (exchange.import_parquet)

@@ -180,26 +180,23 @@ def portable_problems(sql: str) -> list[str]:
 # ---------------------------------------------------------------- the contract as views
 
 
-def _spark_type(dtype: object) -> str:
-    """The Spark type of a polars dtype of the raw schema (a class such as ``pl.Int64`` or an
-    instance such as ``pl.Datetime("us", "UTC")``)."""
-    import polars as pl
+_SPARK_TYPES = {
+    "str": "string",
+    "int": "bigint",
+    "bool": "boolean",
+    "float": "double",
+    "date": "date",
+    "ts": "timestamp",
+    "str[]": "array<string>",
+}
 
-    if dtype == pl.String:
-        return "string"
-    if dtype == pl.Int64:
-        return "bigint"
-    if dtype == pl.Boolean:
-        return "boolean"
-    if dtype == pl.Float64:
-        return "double"
-    if dtype == pl.Date:
-        return "date"
-    if isinstance(dtype, pl.Datetime):
-        return "timestamp"
-    if isinstance(dtype, pl.List):
-        return "array<string>"
-    raise TypeError(dtype)
+
+def _spark_type(dtype: object) -> str:
+    """The Spark type of a column kind of the raw schema (``schema.DType``)."""
+    found = _SPARK_TYPES.get(str(dtype))
+    if found is None:
+        raise TypeError(dtype)
+    return found
 
 
 def _schema(columns: Mapping[str, object]) -> str:

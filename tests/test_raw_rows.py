@@ -20,6 +20,7 @@ from lessons_analytics.schema import (
     EventRow,
     UnknownColumn,
     check_row,
+    polars_type,
 )
 from lessons_analytics.transcripts.claude import ClaudeFileParser
 
@@ -28,8 +29,12 @@ def test_every_raw_table_has_a_row_type_with_its_columns_in_order() -> None:
     assert list(ROW_TYPES) == list(RAW_TABLES)
     for table, row in ROW_TYPES.items():
         assert list(get_type_hints(row)) == list(RAW_TABLES[table])
-    assert str(RAW_TABLES["raw_events"]["ts"]) == "Datetime(time_unit='us', time_zone='UTC')"
-    assert str(RAW_TABLES["raw_tool_results"]["duration_s"]) == "Float64"
+    assert RAW_TABLES["raw_events"]["ts"] == "ts"
+    assert (
+        str(polars_type(RAW_TABLES["raw_events"]["ts"]))
+        == "Datetime(time_unit='us', time_zone='UTC')"
+    )
+    assert str(polars_type(RAW_TABLES["raw_tool_results"]["duration_s"])) == "Float64"
 
 
 def test_a_misspelt_key_is_an_error_even_when_its_value_is_null() -> None:

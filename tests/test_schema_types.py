@@ -16,6 +16,7 @@ from lessons_analytics.schema import (
     STORED_TABLES,
     create_sql,
     duck_type,
+    polars_schema,
 )
 from lessons_analytics.sqlfiles import quote_identifier
 
@@ -26,7 +27,7 @@ ALL_TABLES: dict[str, dict[str, Any]] = {**RAW_TABLES, **BASE_TABLES, **STORED_T
 def test_the_map_is_what_duckdb_makes_of_the_frame(table: str) -> None:
     # DuckDB's own reading of an empty frame of the declared types must be the map's type
     con = duckdb.connect()
-    frame = pl.DataFrame(schema=ALL_TABLES[table])
+    frame = pl.DataFrame(schema=polars_schema(ALL_TABLES[table]))
     con.register("frame", frame.to_arrow())
     made = dict(con.execute("select column_name, column_type from (describe frame)").fetchall())
     cols = ", ".join(f"{quote_identifier(n)} {duck_type(t)}" for n, t in ALL_TABLES[table].items())
