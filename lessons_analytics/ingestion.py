@@ -28,7 +28,7 @@ from lessons_analytics.load import (
     load_chunks,
     now_utc,
 )
-from lessons_analytics.schema import FileState
+from lessons_analytics.schema import RAW_TABLES, Columns, FileState
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
 
 if TYPE_CHECKING:
@@ -251,6 +251,8 @@ def _load_transcripts(
         for table, frame in chunk.frames.items():
             if isinstance(frame, Path):
                 loaded.spooled.setdefault(table, []).append(frame)
+            elif isinstance(frame, Columns):
+                warehouse.insert_lists(con, table, RAW_TABLES[table], frame.lists())
             else:
                 warehouse.append(con, table, frame)
         loaded.new_errors = loaded.new_errors or "raw_load_errors" in chunk.frames

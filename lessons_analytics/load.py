@@ -387,11 +387,20 @@ def now_utc() -> str:
 
 CHUNK_BYTES = 32 << 20  # parse about this much per task: memory stays flat, work stays even
 PARALLEL_MIN_BYTES = 64 << 20  # below this a pool costs more than it saves
+# Below this many new bytes a run's rows go to DuckDB as bound lists, checked row by row as
+# they are parsed, and Polars is never imported: its import (0.2 s) is most of what a run
+# that adds a session or two pays for its rows. 2 MiB is some 2,000 transcript lines, a few
+# thousand to some ten thousand rows (D's largest session is 0.1 MiB), where neither the
+# row-by-row check nor binding each value costs as much as that import; above it the
+# deferred check and Arrow are the cheaper way.
+SMALL_BYTES = 2 << 20
 
 
 @dataclass
 class Chunk:
-    frames: JsonObject  # table -> polars DataFrame, or the Parquet file a worker wrote
+    # table -> polars DataFrame, the Parquet file a worker wrote, or (a small run) the
+    # table's checked rows (``schema.Columns``), to be bound as lists
+    frames: JsonObject
     outcome: LoadOutcome
 
 
@@ -438,6 +447,16 @@ def _parse_chunk(args: tuple[list[SourceFile], dict[str, FileState], str]) -> Ch
         return Chunk(_frames(batch), outcome)
 
 
+def _parse_small(args: tuple[list[SourceFile], dict[str, FileState], str]) -> Chunk:
+    """A small run's files, every row checked as it is added, kept as rows (no frame, no
+    Polars): the rows and errors of ``_parse_chunk``, whose deferred check gives the
+    verdict of this one."""
+    sources, states, loaded_at = args
+    batch = Batch()
+    outcome = load_files(sources, states, batch, loaded_at)
+    return Chunk({name: cols for name, cols in batch.tables.items() if len(cols)}, outcome)
+
+
 def _frames(batch: Batch) -> JsonObject:
     return {name: cols.frame() for name, cols in batch.tables.items() if len(cols)}
 
@@ -479,6 +498,12 @@ def load_chunks(
         size += new_bytes
     tasks = [(chunk, {s.path: states[s.path] for s in chunk if s.path in states}, loaded_at)
              for chunk in chunks if chunk]  # fmt: skip
+    if total < SMALL_BYTES and len(tasks) == 1:
+        chunk = _parse_small(tasks[0])
+        if progress:
+            progress(len(tasks[0][0]))
+        yield chunk
+        return
     workers = workers if workers is not None else min(2, os.cpu_count() or 1)
     if workers < 2 or total < PARALLEL_MIN_BYTES or len(tasks) < 2:
         for task in tasks:

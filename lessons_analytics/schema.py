@@ -520,6 +520,22 @@ class Columns(Generic[Row]):
     def __len__(self) -> int:
         return len(self.rows)
 
+    def lists(self) -> dict[str, list[Any]]:
+        """The rows column by column, every column of the table (an absent key is null), an
+        instant as ``instant_us``'s integer: what ``frame`` holds, without Polars, for a
+        batch small enough to bind as lists (``warehouse.insert_lists``). Only rows added
+        checked: the check of unchecked rows is ``frame``'s."""
+        if not self.checked:
+            raise ValueError(f"{self.table}: rows added unchecked go through frame()")
+        rows = self.rows
+        out: dict[str, list[Any]] = {}
+        for name, kind in RAW_TABLES[self.table].items():
+            values = [row.get(name) for row in rows]
+            if kind == Ts:
+                values = [None if v is None else instant_us(v) for v in values]
+            out[name] = values
+        return out
+
     def frame(self) -> pl.DataFrame:
         """The rows as a frame of the table's types. Rows added unchecked are checked here,
         all at once: ``BadValue`` (or ``UnknownColumn``) when a value does not fit, without

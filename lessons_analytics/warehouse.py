@@ -6,8 +6,9 @@ import contextlib
 import errno
 import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -17,7 +18,7 @@ from lessons_analytics.sqlfiles import quote_identifier
 if TYPE_CHECKING:
     import polars as pl
 
-    from lessons_analytics.schema import FileRow, FileState
+    from lessons_analytics.schema import DType, FileRow, FileState
 
 # Polars and the raw schema (which declares its types in Polars) are imported inside the
 # functions that write: every analysis command only calls ``connect`` and reads rows straight
@@ -150,16 +151,17 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
 def write_states(con: duckdb.DuckDBPyConnection, states: list[FileRow]) -> None:
     if not states:
         return
-    from lessons_analytics.schema import Columns
+    from lessons_analytics.schema import RAW_TABLES, Columns
 
     columns: Columns[FileRow] = Columns("raw_files")
     for state in states:
         columns.add(state)
-    frame = columns.frame()
-    con.register("new_states", ArrowStream(frame))
-    con.execute("delete from raw_files where file_id in (select file_id from new_states)")
-    con.execute("insert into raw_files select * from new_states")
-    con.unregister("new_states")
+    # bound as lists, not a frame: a run that loads one file does not import Polars for it
+    con.execute(
+        "delete from raw_files where file_id in (select unnest($ids::bigint[]))",
+        {"ids": [state["file_id"] for state in states]},
+    )
+    insert_lists(con, "raw_files", RAW_TABLES["raw_files"], columns.lists())
 
 
 def append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
@@ -167,6 +169,36 @@ def append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> N
     names = ", ".join(quote_identifier(name) for name in frame.columns)
     con.execute(f"insert into {quote_identifier(table)} ({names}) select {names} from incoming")
     con.unregister("incoming")
+
+
+def insert_lists(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    kinds: Mapping[str, DType],
+    columns: Mapping[str, list[Any]],
+) -> None:
+    """Rows given column by column as Python lists, each bound as one list parameter, into
+    ``table``: a small batch without building a Polars frame (importing Polars costs more
+    than such a batch). The unnests of one select zip the lists by position. An instant is
+    bound as microseconds since the epoch (``schema.instant_us``), made a timestamptz in
+    UTC as the frame path's ``Datetime("us", "UTC")`` arrives."""
+    from lessons_analytics.schema import Ts, duck_type
+
+    names = list(columns)
+    if not names or not columns[names[0]]:
+        return
+    inner, outer = [], []
+    for n, name in enumerate(names):
+        kind = kinds[name]
+        inner.append(f"unnest(?::{'bigint' if kind == Ts else duck_type(kind)}[]) as c{n}")
+        # make_timestamp reads microseconds since the epoch as a UTC timestamp
+        outer.append(f"make_timestamp(c{n}) at time zone 'UTC'" if kind == Ts else f"c{n}")
+    quoted = ", ".join(quote_identifier(name) for name in names)
+    con.execute(
+        f"insert into {quote_identifier(table)} ({quoted})"
+        f" select {', '.join(outer)} from (select {', '.join(inner)})",
+        [columns[name] for name in names],
+    )
 
 
 def append_parquet(con: duckdb.DuckDBPyConnection, table: str, files: list[Path]) -> None:

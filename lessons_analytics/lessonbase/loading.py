@@ -46,7 +46,12 @@ def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> Ba
     new = {(row["cwd"], row["base_path"], row["depth"]) for row in cwd_rows}
     if _known_fingerprints(con) == fingerprints:
         if old != new:
-            warehouse.replace_table(con, LINK_TABLE, base_frame(LINK_TABLE, cwd_rows))
+            # the bases did not change: their links are a few rows, bound as lists (no Polars)
+            con.execute(f"delete from {quote_identifier(LINK_TABLE)}")
+            links_by_column = {
+                name: [row.get(name) for row in cwd_rows] for name in BASE_TABLES[LINK_TABLE]
+            }
+            warehouse.insert_lists(con, LINK_TABLE, BASE_TABLES[LINK_TABLE], links_by_column)
         return BaseRefresh(False, old != new, old <= new, by_cwd)
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in BASE_TABLES}
     for path, stamp in fingerprints.items():
