@@ -27,6 +27,7 @@ from pathlib import Path
 import polars as pl
 
 from lessons_analytics.load import Chunk, discover, load_chunks, now_utc
+from lessons_analytics.schema import Columns
 
 
 def _cpu() -> tuple[float, float]:
@@ -39,9 +40,11 @@ def _frames(chunks: list[Chunk]) -> dict[str, pl.DataFrame]:
     parts: dict[str, list[pl.DataFrame]] = {}
     for chunk in chunks:
         for table, frame in chunk.frames.items():
-            parts.setdefault(table, []).append(
-                pl.read_parquet(frame) if isinstance(frame, Path) else frame
-            )
+            if isinstance(frame, Path):
+                frame = pl.read_parquet(frame)
+            elif isinstance(frame, Columns):  # a small tree's checked rows (load.SMALL_BYTES)
+                frame = frame.frame()
+            parts.setdefault(table, []).append(frame)
     return {table: pl.concat(frames) for table, frames in sorted(parts.items())}
 
 
