@@ -458,7 +458,8 @@ def _parse_small(args: tuple[list[SourceFile], dict[str, FileState], str]) -> Ch
 
 
 def _frames(batch: Batch) -> JsonObject:
-    return {name: cols.frame() for name, cols in batch.tables.items() if len(cols)}
+    instants: dict[str, int | None] = {}  # a line's rows in several tables share its time
+    return {name: cols.frame(instants) for name, cols in batch.tables.items() if len(cols)}
 
 
 def _parse_chunk_to_files(

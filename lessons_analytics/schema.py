@@ -455,8 +455,7 @@ def _fits(kind: str, value: object) -> bool:
     return cls is float and kind == "float"
 
 
-@functools.lru_cache(maxsize=4096)  # the rows of one line share its timestamp
-def instant_us(text: str) -> int | None:
+def _read_instant(text: str) -> int | None:
     """The instant an ISO 8601 text names, in microseconds since 1970-01-01 UTC, or None when
     it is no instant. The one reading of a ``timestamptz`` column's text, whichever path
     stores it: a text without a zone is UTC, digits of a fraction beyond the sixth are
@@ -475,6 +474,8 @@ def instant_us(text: str) -> int | None:
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
+# ``_read_instant``, remembered: the rows of one line share its timestamp
+instant_us = functools.lru_cache(maxsize=4096)(_read_instant)
 
 
 def _is_instant(text: Any) -> bool:
@@ -536,10 +537,11 @@ class Columns(Generic[Row]):
             out[name] = values
         return out
 
-    def frame(self) -> pl.DataFrame:
+    def frame(self, instants: dict[str, int | None] | None = None) -> pl.DataFrame:
         """The rows as a frame of the table's types. Rows added unchecked are checked here,
         all at once: ``BadValue`` (or ``UnknownColumn``) when a value does not fit, without
-        saying which."""
+        saying which. ``instants`` (text -> ``instant_us``) is read and filled: the frames
+        of one batch share it, since a line's rows in several tables share its timestamp."""
         import polars as pl
 
         schema = _as_text(self.table)
@@ -547,13 +549,17 @@ class Columns(Generic[Row]):
             frame = pl.from_dicts(self.rows, schema=schema, strict=False)
         else:
             frame = _checked_frame(self.table, self.rows)
+        known = {} if instants is None else instants
         stamps = []
         for column in _STAMPS[self.table]:
             # each distinct text read once (``instant_us``), the column then mapped to those
             # integers in Polars; a text that is no instant fails an unchecked frame (rows
             # added checked hold none) and is null otherwise
             texts = frame.get_column(column).drop_nulls().unique()
-            micros = list(map(instant_us, texts))
+            keys = texts.to_list()
+            new = [text for text in keys if text not in known]
+            known.update(zip(new, map(_read_instant, new), strict=True))
+            micros = list(map(known.__getitem__, keys))
             if not self.checked and None in micros:
                 raise BadValue(f"{self.table}.{column}: a value is not a valid ts")
             stamps.append(
