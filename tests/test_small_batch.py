@@ -127,3 +127,43 @@ def test_adding_a_small_transcript_does_not_import_polars(tmp_path: Path) -> Non
         "select count(*), count(ts) from raw_tool_calls where session_id = ?", [other]
     ).fetchall()
     assert found == [(5, 5)]
+
+
+def test_new_links_of_unchanged_bases_are_written_without_polars(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "LESSONS").mkdir(parents=True)
+    (repo / "LESSONS" / "INDEX.md").write_text("# Lessons\n\n## Active\n")
+    projects = tmp_path / "projects"
+    first = projects / "-repo-a"
+    (repo / "a").mkdir()
+    # the sessions work in folders of the repository, under its base
+    for folder, name, cwd in ((first, SESSION, "a"), (projects / "-repo-b", "e1", "b")):
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = [
+            json.dumps(claude_call(k, sessionId=name, cwd=str(repo / cwd))) for k in range(1, 3)
+        ]
+        (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+        if name == SESSION:
+            db = tmp_path / "w.duckdb"
+            ingest(db, [projects])
+            (repo / "b").mkdir()
+    script = (
+        "import sys\n"
+        "from lessons_analytics.cli import cli\n"
+        "try:\n"
+        f"    cli(['--db', {str(db)!r}, '--quiet', 'ingest', {str(projects)!r}])\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        "print(repr((code, 'polars' in sys.modules)), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stderr.splitlines()[-1] == repr((0, False)), done.stderr
+    cold = tmp_path / "cold.duckdb"
+    ingest(cold, [projects])
+    links = []
+    for path in (db, cold):
+        con = duckdb.connect(str(path), read_only=True)
+        links.append(con.execute("select * from raw_cwd_bases order by all").fetchall())
+        con.close()
+    assert links[0] == links[1]
+    assert [cwd for cwd, _base, _depth in links[0]] == [str(repo / "a"), str(repo / "b")]
