@@ -332,7 +332,8 @@ def redact_tree(value: Any, _done: dict[str, str] | None = None) -> Any:
 
 
 def redact_json(encoded: bytes) -> Any:
-    """``redact_tree(orjson.loads(encoded))`` of a JSON text ``encoded`` by orjson, without
+    """``redact_tree(orjson.loads(encoded))`` of a JSON text ``encoded`` by orjson (indented
+    or not), without
     walking the tree when no string in it can change (``effect --json`` on a large
     warehouse: 250k strings, a walk three times as long as decoding and encoding them).
 
@@ -359,7 +360,12 @@ def redact_json(encoded: bytes) -> Any:
         candidates.update(i for i, piece in enumerate(pieces) if not piece.isascii())
     for i in sorted(candidates):
         # without a backslash nothing was escaped: a piece is a string's own UTF-8 bytes
-        text = orjson.loads(b'"' + pieces[i] + b'"')
+        # (or what lies between two strings, which holds no needle: numbers, punctuation,
+        # true, false, null and the indentation, whose newline is no string's)
+        try:
+            text = orjson.loads(b'"' + pieces[i] + b'"')
+        except orjson.JSONDecodeError:
+            return redact_tree(orjson.loads(encoded))
         if redact(text) != text:
             return redact_tree(orjson.loads(encoded))
     return orjson.loads(encoded)

@@ -133,8 +133,9 @@ _TREES = st.recursive(
 @settings(max_examples=1000, deadline=None)
 @given(_TREES)
 def test_redact_json_equals_walking_the_tree(tree: object) -> None:
-    encoded = orjson.dumps(tree)
-    assert redact_json(encoded) == _redacted_tree(encoded)
+    for option in (0, orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS):  # --json's, data.json's
+        encoded = orjson.dumps(tree, option=option)
+        assert redact_json(encoded) == _redacted_tree(encoded)
 
 
 @pytest.mark.parametrize(
