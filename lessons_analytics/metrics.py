@@ -266,6 +266,12 @@ def remembering(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         _MEMO.reset(token)
 
 
+def remembers(con: duckdb.DuckDBPyConnection) -> bool:
+    """Inside ``remembering(con)``: a query asked again is not run again."""
+    memo = _MEMO.get()
+    return memo is not None and memo.con is con
+
+
 @contextmanager
 def per_base(
     con: duckdb.DuckDBPyConnection, bases: Sequence[str], names: Iterable[str]
