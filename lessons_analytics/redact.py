@@ -22,8 +22,10 @@ however short its tail: a cut never lets the rest of a secret through.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -353,9 +355,15 @@ def redact_json(encoded: bytes) -> Any:
         # something was escaped: a string may span pieces, so read each literal
         pieces = list(set(_JSON_STRING.findall(encoded)))
         lowered = b"\0".join(pieces).lower()
-    # orjson escapes a NUL: the lowered pieces are the pieces' lowered forms, in order
-    low = lowered.split(b"\0")
-    candidates = {i for needle in found for i, piece in enumerate(low) if needle in piece}
+    # orjson escapes a NUL, so none is in a piece: piece i starts at starts[i] of lowered
+    starts = [0, *accumulate(len(piece) + 1 for piece in pieces)]
+    candidates: set[int] = set()
+    for needle in found:  # distinct pieces: a needle is in few of them
+        at = lowered.find(needle)
+        while at != -1:
+            i = bisect_right(starts, at) - 1
+            candidates.add(i)
+            at = lowered.find(needle, starts[i + 1])
     if not encoded.isascii():
         candidates.update(i for i, piece in enumerate(pieces) if not piece.isascii())
     for i in sorted(candidates):
