@@ -122,7 +122,7 @@ def lesson_effects(
     import polars as pl
 
     params = _lesson_params(filters, int(thresholds["retire_window_days"]))
-    found = metrics.query(con, "effect_lessons", **params)
+    found = metrics.query(con, "effect_lessons", **_one_question(con, params))
     rows = _effect_rows(con, found.to_dicts(), filters, thresholds, costs)
     listed = {("base_root" if name == "base_path" else name): dtype
               for name, dtype in found.schema.items() if name not in _NOT_LISTED}  # fmt: skip
@@ -149,7 +149,20 @@ def _lesson_rows(
     con: duckdb.DuckDBPyConnection, filters: Filters, retire_window_days: int | None
 ) -> list[dict[str, Any]]:
     """``queries/effect_lessons.sql``: the lessons' counts, each on every week of its series."""
-    return metrics.query_rows(con, "effect_lessons", **_lesson_params(filters, retire_window_days))
+    params = _one_question(con, _lesson_params(filters, retire_window_days))
+    return metrics.query_rows(con, "effect_lessons", **params)
+
+
+def _one_question(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` of effect_lessons without ``until`` where it changes nothing
+    (``queries/effect_until.sql``), for a reader that remembers its answers (the report):
+    its signs ask without an end and its effects up to the week's end, most often the
+    data's last week, and the two are then one question, asked once. Elsewhere asked as
+    it is: the test would be one more query for nothing."""
+    if params.get("until") is None or not metrics.remembers(con):
+        return params
+    found = metrics.query_rows(con, "effect_until", bases=params["bases"], until=params["until"])
+    return {**params, "until": None} if found[0]["unchanged"] else params
 
 
 # the columns of queries/effect_lessons.sql that are not a lesson's: its listing flag and

@@ -184,7 +184,13 @@ def query_rows(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list
     if memo is not None and memo.con is con:
         # one memo for rows and frames: the report asks some queries both ways
         return run_sql(con, sql, params).to_dicts()
-    return _fetch(con, sql, _bound(sql, params))
+    bound = _bound(sql, params)
+    shared = _ROWS.get()
+    if shared is not None and shared.con is con:
+        rows = shared.take(sql, bound)
+        if rows is not None:
+            return rows
+    return _fetch(con, sql, bound)
 
 
 def query_columns(
@@ -209,6 +215,24 @@ def _fetch(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> l
 
 
 _Key = tuple[str, tuple[tuple[str, object], ...]]
+
+# The queries a report asks for each of its bases that are asked once for every base
+# (``per_base``; ``stats`` too, ``rows_per_base``): each groups or lists rows of one base,
+# from that base's rows alone, ordered by base_path first and then by a key unique within
+# the base. Not here: cost_calls, cost_scope and cost_active (a session is in the scope of
+# several bases, so a call is no one base's) and the few without an order (report_retired,
+# ...). tests/test_report_per_base.py holds each to it.
+PER_BASE = (
+    "bases", "lesson_rituals", "lessons",
+    "heads", "heads_by_method", "heads_by_week", "heads_histogram", "heads_reads",
+    "coverage", "coverage_by_week",
+    "hits", "hits_by_caught", "hits_by_class", "hits_by_lesson", "hits_list",
+    "bodies", "bodies_by_lesson", "bodies_by_week",
+    "report_evidence_hits", "report_evidence_body_reads", "report_evidence_sessions",
+    "report_index_versions", "report_lesson_versions",
+    "sign_hits", "sign_lessons",
+    "effect_lessons", "effect_evidence", "effect_interventions", "effect_cost_weeks",
+)  # fmt: skip
 
 
 @dataclass
@@ -242,6 +266,12 @@ def remembering(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         _MEMO.reset(token)
 
 
+def remembers(con: duckdb.DuckDBPyConnection) -> bool:
+    """Inside ``remembering(con)``: a query asked again is not run again."""
+    memo = _MEMO.get()
+    return memo is not None and memo.con is con
+
+
 @contextmanager
 def per_base(
     con: duckdb.DuckDBPyConnection, bases: Sequence[str], names: Iterable[str]
@@ -264,6 +294,58 @@ def per_base(
         yield
     finally:
         memo.bases, memo.per_base = saved
+
+
+@dataclass
+class _Shared:
+    """The rows of ``rows_per_base``: per question (asked for every base), each base's rows
+    not yet handed out."""
+
+    con: duckdb.DuckDBPyConnection
+    bases: tuple[str, ...]
+    names: frozenset[str]  # the SQL of the queries shared
+    parts: dict[_Key, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+
+    def take(self, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """``base``'s rows of the answer for every base, or None where the query is asked
+        as it is: not shared, not for one of the bases, or asked again for that base (the
+        rows handed out are the caller's, who may change them)."""
+        one = bound.get("bases")
+        if sql not in self.names or not isinstance(one, list) or len(one) != 1:
+            return None
+        base = one[0]
+        if base not in self.bases:
+            return None
+        every = {**bound, "bases": list(self.bases)}
+        key = _key(sql, every)
+        parts = self.parts.get(key)
+        if parts is None:
+            parts = self.parts[key] = {b: [] for b in self.bases}
+            for row in _fetch(self.con, sql, every):
+                parts.setdefault(row["base_path"], []).append(row)
+        return parts.pop(base, None)
+
+
+_ROWS: ContextVar[_Shared | None] = ContextVar("lessons_analytics_rows_per_base", default=None)
+
+
+@contextmanager
+def rows_per_base(
+    con: duckdb.DuckDBPyConnection, bases: Sequence[str], names: Iterable[str]
+) -> Iterator[None]:
+    """``per_base`` for ``query_rows`` outside ``remembering`` (without Polars): inside it,
+    a query of ``names`` asked on ``con`` for one base of ``bases`` runs once for all of
+    them, and each base is given its own rows of that answer, once. ``stats`` weighs each
+    base on its own, with the same questions. Only for the queries of ``PER_BASE``, whose
+    rows for one base are the rows they give for that base alone, in the same order."""
+    if len(bases) < 2:
+        yield
+        return
+    token = _ROWS.set(_Shared(con, tuple(bases), frozenset(sqlfiles.load(n) for n in names)))
+    try:
+        yield
+    finally:
+        _ROWS.reset(token)
 
 
 @contextmanager

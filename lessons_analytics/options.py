@@ -77,12 +77,12 @@ def filter_options(func: F) -> F:
 def echo_json(document: object) -> None:
     """The single JSON document of a command, on stdout, every string in it redacted (the
     evidence of ``hits``/``recalled`` quotes transcripts)."""
-    from lessons_analytics.redact import redact_tree
+    from lessons_analytics.redact import redact_json
 
     encoded = orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS)
     click.echo(
         orjson.dumps(
-            redact_tree(orjson.loads(encoded)),
+            redact_json(encoded),
             option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS,
         )
     )

@@ -1,12 +1,15 @@
 """The needles of ``redact.RULES`` only skip work: ``redact`` gives what running every rule
-on every text gives, and ``redact_tree`` what redacting each string on its own gives."""
+on every text gives, ``redact_tree`` what redacting each string on its own gives, and
+``redact_json`` of a JSON text what ``redact_tree`` gives of its tree."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lessons_analytics.redact import RULES, redact, redact_tree
+from lessons_analytics.redact import RULES, Rule, redact, redact_json, redact_tree
 
 # Pieces of every rule's shapes, in both cases, with the non-ASCII letters that an
 # IGNORECASE pattern matches as ASCII (long s, Kelvin sign, dotless and dotted i).
@@ -68,3 +71,88 @@ def test_redact_tree_redacts_a_repeated_string_each_time() -> None:
         redact(secret): [redact(secret), {"k": redact(secret)}],
         "plain": ["a", "a"],
     }
+
+
+# ---------------------------------------------------------------- every match holds its needles
+
+# ASCII texts: only those are skipped by their needles (a non-ASCII text runs every rule)
+_ASCII = st.characters(codec="ascii")
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[f"{i}-{r.kind}" for i, r in enumerate(RULES)])
+def test_every_match_of_a_rule_holds_a_needle_of_each_group(rule: Rule) -> None:
+    # texts the pattern matches, generated from the pattern itself: a rule added (or a
+    # pattern widened) with a match that misses its needles fails here, instead of being
+    # skipped by ``redact`` and ``redact_json`` on such a text
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(rule.pattern, alphabet=_ASCII))
+    def check(text: str) -> None:
+        found = rule.pattern.search(text)
+        assert found is not None
+        hay = found.group().lower() if rule.folded else found.group()
+        for group in rule.needles:
+            assert any(needle in hay for needle in group), (rule.kind, text, group)
+
+    check()
+
+
+def test_needles_are_written_as_they_are_in_json() -> None:
+    # redact_json looks for the needles in the bytes orjson writes: orjson escapes only
+    # the quote, the backslash and the control characters, and no needle holds one
+    escaped = {'"', "\\", *map(chr, range(0x20))}
+    for code in range(0x110000):
+        char = chr(code)
+        if 0xD800 <= code <= 0xDFFF or char in escaped:
+            continue
+        assert orjson.dumps(char) == b'"' + char.encode() + b'"', hex(code)
+    for rule in RULES:
+        for group in rule.needles:
+            for needle in group:
+                assert needle.isascii() and not set(needle) & escaped, needle
+
+
+# ---------------------------------------------------------------- redact_json
+
+
+def _redacted_tree(encoded: bytes) -> object:
+    return redact_tree(orjson.loads(encoded))
+
+
+_TEXTS = st.lists(st.sampled_from(PIECES), max_size=6).map("".join)
+_TREES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False)
+    | _TEXTS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXTS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_TREES)
+def test_redact_json_equals_walking_the_tree(tree: object) -> None:
+    for option in (0, orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS):  # --json's, data.json's
+        encoded = orjson.dumps(tree, option=option)
+        assert redact_json(encoded) == _redacted_tree(encoded)
+
+
+@pytest.mark.parametrize(
+    "tree",
+    [
+        {"cost_tokens_per_week": 1.0, "path": "/a/b-api/c"},  # needles, nothing to redact
+        {"note": "token=abc123def"},  # a value redacted
+        {"token=abc123def": 1, "token=[REDACTED:secret]": 2},  # two keys become one
+        {"q": 'say "password=hunter2"\n'},  # escaped, redacted
+        {"q": 'say "hello"\n', "k": "x-api-key"},  # escaped, a needle, nothing redacted
+        {"q": "pa\u017f\u017fword=hunter2"},  # non-ASCII: every rule runs
+        {"q": "caf\u00e9", "r": "plain"},
+        ["a@b.co", "a@b"],
+        "",
+    ],
+)
+def test_redact_json_cases(tree: object) -> None:
+    encoded = orjson.dumps(tree)
+    assert redact_json(encoded) == _redacted_tree(encoded)
+    assert orjson.dumps(redact_json(encoded)) == orjson.dumps(_redacted_tree(encoded))

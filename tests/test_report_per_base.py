@@ -106,3 +106,20 @@ def test_a_window_is_its_slice_of_all_time(
             sliced = metrics.query(con, name, **params, since=since, until=until)
         assert sliced.schema == alone.schema
         assert sliced.rows() == alone.rows(), item
+
+
+@pytest.mark.parametrize("name", PER_BASE)
+@pytest.mark.parametrize(("since", "until"), WINDOWS)
+def test_a_base_gets_its_own_rows(
+    con: duckdb.DuckDBPyConnection, name: str, since: datetime | None, until: datetime | None
+) -> None:
+    # rows_per_base (stats, without Polars): each base's rows, once; asked again, alone
+    bases = _bases(con)
+    params = {**PARAMS, "since": since, "until": until}
+    alone = {b: metrics.query_rows(con, name, **params, bases=[b]) for b in bases}
+    with metrics.rows_per_base(con, bases, PER_BASE):
+        shared = {b: metrics.query_rows(con, name, **params, bases=[b]) for b in bases}
+        again = metrics.query_rows(con, name, **params, bases=[bases[0]])
+    assert any(alone.values())
+    assert shared == alone, name
+    assert again == alone[bases[0]], name

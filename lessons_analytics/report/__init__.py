@@ -23,7 +23,7 @@ import orjson
 
 from lessons_analytics import metrics
 from lessons_analytics.proportions import wilson
-from lessons_analytics.redact import redact_tree
+from lessons_analytics.redact import redact_json
 from lessons_analytics.report.data import Window, build_report_data
 from lessons_analytics.report.layout import build_layout
 from lessons_analytics.report.numbers import share
@@ -91,26 +91,6 @@ def _replaced(value: Any, pairs: list[tuple[str, str]]) -> Any:
     return value
 
 
-def _redacted(tree: Any) -> Any:
-    """``redact_tree(tree)``, each distinct string redacted once: a report repeats its
-    week labels, paths and lesson ids thousands of times, and every redaction runs every
-    secret pattern over the string."""
-    done: dict[str, str] = {}
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, str):
-            if value not in done:
-                done[value] = redact_tree(value)
-            return done[value]
-        if isinstance(value, dict):
-            return {walk(k): walk(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [walk(v) for v in value]
-        return value
-
-    return walk(tree)
-
-
 def write_report(
     con: duckdb.DuckDBPyConnection,
     out_dir: Path | None = None,
@@ -137,7 +117,7 @@ def write_report(
         data = _relative(data, str(Path(relative_to)))
     # Redacted once, here, for every output: data.json, report.md and report.html all come
     # from this one document, so no field can be forgotten.
-    data = _redacted(orjson.loads(to_json(data)))  # what data.json holds, the page shows
+    data = redact_json(to_json(data))  # what data.json holds, the page shows
     layout = build_layout(data)
     directory.mkdir(parents=True, exist_ok=True)
     from lessons_analytics.report.chartcache import render_charts

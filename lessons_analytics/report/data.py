@@ -30,22 +30,8 @@ from lessons_analytics.weeks import shift_week, week_bounds, week_of
 TREND_WEEKS = 12
 SCHEMA = "lessons-analytics/report/1"
 
-# The queries each base section asks for its own base that are asked once for every base
-# of the report (``metrics.per_base``): each groups or lists rows of one base, from that
-# base's rows alone, ordered by base_path first and then by a key unique within the base.
-# Not here: cost_calls, cost_scope and cost_active (a session is in the scope of several
-# bases, so a call is no one base's) and the few without an order (report_retired, ...).
-PER_BASE = (
-    "bases", "lesson_rituals", "lessons",
-    "heads", "heads_by_method", "heads_by_week", "heads_histogram", "heads_reads",
-    "coverage", "coverage_by_week",
-    "hits", "hits_by_caught", "hits_by_class", "hits_by_lesson", "hits_list",
-    "bodies", "bodies_by_lesson", "bodies_by_week",
-    "report_evidence_hits", "report_evidence_body_reads", "report_evidence_sessions",
-    "report_index_versions", "report_lesson_versions",
-    "sign_hits", "sign_lessons",
-    "effect_lessons", "effect_evidence", "effect_interventions", "effect_cost_weeks",
-)  # fmt: skip
+# The queries asked once for every base of the report: metrics.PER_BASE.
+PER_BASE = metrics.PER_BASE
 
 
 @dataclass(frozen=True)
