@@ -130,6 +130,32 @@ def _held(con: duckdb.DuckDBPyConnection, base: str) -> list[dict[str, Any]]:
         return []
 
 
+def bases_stats(
+    bases: list[Path],
+    as_of: date,
+    thresholds: Thresholds,
+    con: duckdb.DuckDBPyConnection | None,
+) -> list[BaseStats]:
+    """``base_stats`` of each base in turn; with a warehouse, the per-base questions that
+    every base asks are asked once for all of them."""
+    if con is None:
+        return [base_stats(base, as_of, thresholds, con) for base in bases]
+    with metrics.rows_per_base(con, _resolved(bases), metrics.PER_BASE):
+        return [base_stats(base, as_of, thresholds, con) for base in bases]
+
+
+def _resolved(targets: list[Path]) -> list[str]:
+    """The bases' paths as their queries name them (one that is no base is left to
+    ``base_stats`` to refuse, in its turn)."""
+    out = []
+    for base in targets:
+        try:
+            out.append(str(resolve_base(base)))
+        except BaseNotFound:
+            continue
+    return list(dict.fromkeys(out))
+
+
 def base_stats(
     base: Path,
     as_of: date,

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import click
 
-from lessons_analytics import metrics, tables, warehouse
+from lessons_analytics import tables, warehouse
 from lessons_analytics.commands.base_args import base_paths
 from lessons_analytics.documents import StatsDocument
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.lessonbase.reader import discover_bases, resolve_base
 from lessons_analytics.metrics import generated_at, schema
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
-from lessons_analytics.signs import BaseStats, apply_marker, base_stats, marker_line
+from lessons_analytics.signs import BaseStats, apply_marker, bases_stats, marker_line
 
 
 def _targets(given: tuple[Path, ...]) -> list[Path]:
@@ -30,26 +30,10 @@ def compute(app: AppContext, targets: list[Path], as_of: date) -> list[BaseStats
     """Signs of every target; the warehouse (if there is one) supplies transcript signs."""
     con = warehouse.connect(app.db_path, read_only=True) if app.db_path.exists() else None
     try:
-        if con is None:
-            return [base_stats(base, as_of, app.settings.thresholds, con) for base in targets]
-        # each base asks the same per-base questions: asked once for all of them
-        with metrics.rows_per_base(con, _resolved(targets), metrics.PER_BASE):
-            return [base_stats(base, as_of, app.settings.thresholds, con) for base in targets]
+        return bases_stats(targets, as_of, app.settings.thresholds, con)
     finally:
         if con is not None:
             con.close()
-
-
-def _resolved(targets: list[Path]) -> list[str]:
-    """The bases' paths as their queries name them (one that is no base is left to
-    ``base_stats`` to refuse, in its turn)."""
-    out = []
-    for base in targets:
-        try:
-            out.append(str(resolve_base(base)))
-        except BaseNotFound:
-            continue
-    return list(dict.fromkeys(out))
 
 
 @click.command("stats")
