@@ -64,7 +64,8 @@ def _open(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     the catalog keeps the name a plain connect gives it, the file's stem, where DuckDB allows."""
     if read_only:
         return duckdb.connect(str(path), read_only=True)
-    con = duckdb.connect()
+    # spills where a plain connect of the file puts them (an in-memory database's are in ./.tmp)
+    con = duckdb.connect(config={"temp_directory": f"{path}.tmp"})
     name = "warehouse" if path.stem.lower() in _RESERVED_CATALOGS else path.stem
     try:
         con.execute(

@@ -21,6 +21,8 @@ def test_a_writer_stores_quarter_row_groups(tmp_path: Path) -> None:
     db = tmp_path / "w.duckdb"
     con = warehouse.connect(db)
     assert con.execute("select current_database()").fetchall() == [("w",)]
+    # spills beside the file, as a plain connect of it has them, not in the working directory
+    assert con.execute("select current_setting('temp_directory')").fetchall() == [(f"{db}.tmp",)]
     con.execute("create table t as select range as i from range(100_000)")
     con.commit()
     # 100,000 rows: one group at DuckDB's default 122,880 rows, four at 30,720
