@@ -1,0 +1,46 @@
+"""warehouse.connect: a writer attaches the file with small row groups, and the catalog keeps
+the name a plain connect gives it (the readers' and the older code's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from lessons_analytics import warehouse
+
+
+def _row_groups(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    (count,) = con.execute(
+        "select count(distinct row_group_id) from pragma_storage_info(?)", [table]
+    ).fetchall()[0]
+    return int(count)
+
+
+def test_a_writer_stores_quarter_row_groups(tmp_path: Path) -> None:
+    db = tmp_path / "w.duckdb"
+    con = warehouse.connect(db)
+    assert con.execute("select current_database()").fetchall() == [("w",)]
+    # spills beside the file, as a plain connect of it has them, not in the working directory
+    assert con.execute("select current_setting('temp_directory')").fetchall() == [(f"{db}.tmp",)]
+    con.execute("create table t as select range as i from range(100_000)")
+    con.commit()
+    # 100,000 rows: one group at DuckDB's default 122,880 rows, four at 30,720
+    assert _row_groups(con, "t") == 4
+    con.close()
+    reader = warehouse.connect(db, read_only=True)
+    assert reader.execute("select count(*), sum(i) from t").fetchall() == [
+        (100_000, 100_000 * 99_999 // 2)
+    ]
+    reader.close()
+
+
+def test_a_file_named_like_a_duckdb_catalog_opens(tmp_path: Path) -> None:
+    # a plain connect names the catalog "memory"; an attached file cannot take that name
+    db = tmp_path / "memory.duckdb"
+    con = warehouse.connect(db)
+    con.execute("create table t (i integer)")
+    con.execute("insert into t values (1)")
+    con.close()
+    with duckdb.connect(str(db), read_only=True) as plain:
+        assert plain.execute("select i from t").fetchall() == [(1,)]
