@@ -265,6 +265,9 @@ def remember(
         "totals": report.totals,
     }
     temporary = target.with_name(target.name + ".tmp")
-    with contextlib.suppress(OSError):
-        temporary.write_bytes(orjson.dumps(document))
+    # a key that is no string (by_tool's None, a call without a tool name) is written as
+    # `ingest --json` prints it ("null"); a document that still cannot be written leaves no
+    # sidecar, which costs the next run its shortcut, never the run itself
+    with contextlib.suppress(OSError, TypeError):
+        temporary.write_bytes(orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS))
         os.replace(temporary, target)

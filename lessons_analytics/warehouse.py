@@ -83,10 +83,16 @@ def _open(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
 def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """Another cursor of ``con``, for a thread of its own: it reads the same database
     with the settings ``connect`` gives a session (a DuckDB cursor shares the database's
-    settings, not the session's: its time zone would be the machine's). For a read-only
-    ``con``: a writer's cursor starts in DuckDB's in-memory catalog, not the file (``_open``)."""
+    settings, not the session's: its time zone would be the machine's, and a writer's
+    cursor would start in DuckDB's in-memory catalog, not the file ``_open`` attached)."""
     other = con.cursor()
     _session_settings(other)
+    # asked of the new cursor, not of ``con``, which another thread may be using: the one
+    # database with a file is the warehouse (a writer's in-memory catalog has none)
+    (catalog,) = other.execute(
+        "select database_name from duckdb_databases() where path is not null and not internal"
+    ).fetchall()[0]
+    other.execute(f"use {quote_identifier(catalog)}")
     return other
 
 

@@ -137,3 +137,27 @@ def test_a_folder_error_is_never_remembered(tmp_path: Path) -> None:
     report = ingest(db, [tmp_path / "projects"])
     assert report.totals["load_errors"] == 1
     assert not unchanged.sidecar(db).exists()
+
+
+def test_a_tool_call_without_a_name_is_remembered(tmp_path: Path) -> None:
+    """``by_tool`` then has a null key, which the sidecar writes as ``ingest --json`` does
+    (``"null"``); orjson refused it, and the run that should write the sidecar crashed."""
+    tree = tmp_path / "projects" / "-p"
+    tree.mkdir(parents=True)
+    line = {
+        "type": "assistant",
+        "uuid": "00000000-0000-4000-8000-0000000000a1",
+        "sessionId": "00000000-0000-4000-8000-000000000001",
+        "timestamp": "2026-01-01T10:00:00.000Z",
+        "cwd": "/p",
+        "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1"}]},
+    }
+    (tree / "00000000-0000-4000-8000-000000000001.jsonl").write_text(
+        json.dumps(line) + "\n", encoding="utf-8"
+    )
+    db = tmp_path / "w.duckdb"
+    full = ingest(db, [tmp_path / "projects"])
+    assert full.totals["by_tool"] == {None: 1}  # the call is counted, under no name
+    again = unchanged.check(db, [tmp_path / "projects"], [])
+    assert again is not None  # remembered: the re-run is a no-op
+    assert again.totals["by_tool"] == {"null": 1}  # as `ingest --json` prints it

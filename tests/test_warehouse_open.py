@@ -44,3 +44,13 @@ def test_a_file_named_like_a_duckdb_catalog_opens(tmp_path: Path) -> None:
     con.close()
     with duckdb.connect(str(db), read_only=True) as plain:
         assert plain.execute("select i from t").fetchall() == [(1,)]
+
+
+def test_a_writers_cursor_reads_the_file(tmp_path: Path) -> None:
+    con = warehouse.connect(tmp_path / "w.duckdb")
+    con.execute("create table t as select 1 as i")
+    other = warehouse.cursor(con)
+    assert other.execute("select current_database()").fetchall() == [("w",)]
+    assert other.execute("select i from t").fetchall() == [(1,)]
+    assert other.execute("select current_setting('TimeZone')").fetchall() == [("UTC",)]
+    con.close()
