@@ -4,6 +4,7 @@ adds one small transcript to a warehouse does not import Polars."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -103,13 +104,9 @@ def _session(folder: Path, name: str, n: int) -> None:
     (folder / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
 
 
-def test_adding_a_small_transcript_does_not_import_polars(tmp_path: Path) -> None:
-    projects = tmp_path / "projects"
-    _session(projects / "-home-dev-shop", SESSION, 1)
-    db = tmp_path / "w.duckdb"
-    ingest(db, [projects])
-    other = "e0000000-0000-4000-8000-0000000000e0"
-    _session(projects / "-home-dev-shop", other, 20)
+def _ingest_elsewhere(db: Path, projects: Path) -> tuple[object, list[str]]:
+    """``ingest`` in a fresh process: its exit code, and which of Polars and PyArrow it
+    imported."""
     script = (
         "import sys\n"
         "from lessons_analytics.cli import cli\n"
@@ -121,7 +118,19 @@ def test_adding_a_small_transcript_does_not_import_polars(tmp_path: Path) -> Non
         "print(repr((code, loaded)), file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.stderr.splitlines()[-1] == repr((0, [])), done.stderr
+    assert done.returncode == 0, done.stderr
+    code, loaded = ast.literal_eval(done.stderr.splitlines()[-1])
+    return code, loaded
+
+
+def test_adding_a_small_transcript_does_not_import_polars(tmp_path: Path) -> None:
+    projects = tmp_path / "projects"
+    _session(projects / "-home-dev-shop", SESSION, 1)
+    db = tmp_path / "w.duckdb"
+    ingest(db, [projects])
+    other = "e0000000-0000-4000-8000-0000000000e0"
+    _session(projects / "-home-dev-shop", other, 20)
+    assert _ingest_elsewhere(db, projects) == (0, [])
     con = duckdb.connect(str(db), read_only=True)
     found = con.execute(
         "select count(*), count(ts) from raw_tool_calls where session_id = ?", [other]
@@ -147,17 +156,7 @@ def test_new_links_of_unchanged_bases_are_written_without_polars(tmp_path: Path)
             db = tmp_path / "w.duckdb"
             ingest(db, [projects])
             (repo / "b").mkdir()
-    script = (
-        "import sys\n"
-        "from lessons_analytics.cli import cli\n"
-        "try:\n"
-        f"    cli(['--db', {str(db)!r}, '--quiet', 'ingest', {str(projects)!r}])\n"
-        "except SystemExit as exc:\n"
-        "    code = exc.code\n"
-        "print(repr((code, 'polars' in sys.modules)), file=sys.stderr)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.stderr.splitlines()[-1] == repr((0, False)), done.stderr
+    assert _ingest_elsewhere(db, projects) == (0, [])
     cold = tmp_path / "cold.duckdb"
     ingest(cold, [projects])
     links = []
