@@ -1,7 +1,7 @@
 """Cold ingest and +1 session of two checkouts, alternating, run by hand (never by CI):
 
     .venv/bin/python tests/bench/bench_pair.py BEFORE AFTER [--work /tmp/la-speed-bench]
-        [--cold 3] [--plus 5]
+        [--cold 3] [--plus 5] [--commands 0]
 
 BEFORE and AFTER are checkouts (e.g. `git archive 5fafd54 | tar -x -C /tmp/before`). On the
 corpora `tests/bench/bench_speed.py --keep` left in --work (R is amplified again when the
@@ -9,7 +9,10 @@ scaling step removed it), each warehouse is built cold --cold times and then tak
 new sessions, the two checkouts alternating and swapping who goes first, so a machine that
 drifts (this one does) slows both alike. Prints wall and CPU seconds (whole process, workers
 included), medians; the first +1 after a cold build pays DuckDB's one-off merge of the row
-groups a parallel load leaves and is left out of the +1 median. Nothing here asserts a time.
+groups a parallel load leaves and is left out of the +1 median. With --commands N, each
+checkout's D warehouse then answers `report` and the analysis commands of bench_speed.py N
+times, alternating too (a machine that drifts between two bench_speed.py runs makes their
+tables disagree by more than the change). Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=0.25, help="R's size, if amplified")
     parser.add_argument("--cold", type=int, default=3)
     parser.add_argument("--plus", type=int, default=5)
+    parser.add_argument("--commands", type=int, default=0, help="pairs of analysis commands")
     args = parser.parse_args()
     if args.cold < 1 or args.plus < 2:
         raise SystemExit("--cold must be at least 1 and --plus at least 2")
@@ -79,6 +83,7 @@ def main() -> None:
         "| corpus | cold before | cold after | +1 before | +1 after |",
         "|---|---|---|---|---|",
     ]
+    commands: list[str] = []
     for label, extra in (("R", []), ("D", bases)):
         tree = work / label
         if not tree.exists():
@@ -99,14 +104,39 @@ def main() -> None:
         finally:
             for path in added:
                 path.unlink()
+        if label == "D" and args.commands:
+            commands = paired_commands(codes, dbs, extra, work, args.commands)
         for db in dbs.values():
             speed.fresh_db(db)
         lines.append(
             f"| {label} | {cell(cold['before'])} | {cell(cold['after'])} |"
             f" {cell(plus['before'][1:])} | {cell(plus['after'][1:])} |"
         )
+    if args.commands:
+        lines += ["", "| D: command | before | after |", "|---|---|---|", *commands]
     lines.append(speed.load_line())
     print("\n".join(lines))
+
+
+def paired_commands(
+    codes: dict[str, Path], dbs: dict[str, Path], bases: list[Path], work: Path, pairs: int
+) -> list[str]:
+    """Rows of `report` and the analysis commands, each checkout on its own warehouse."""
+    argvs = {
+        name: [
+            ("report", speed.report_cmd(dbs[name], work / f"pair-report-{name}")),
+            *speed.analysis_commands(dbs[name], bases),
+        ]
+        for name in codes
+    }
+    rows = []
+    for at, (command, _) in enumerate(argvs["before"]):
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in codes}
+        for k in range(pairs):
+            for name in list(codes)[:: 1 if k % 2 == 0 else -1]:
+                runs[name].append(timed(codes[name], argvs[name][at][1]))
+        rows.append(f"| {command} | {cell(runs['before'])} | {cell(runs['after'])} |")
+    return rows
 
 
 if __name__ == "__main__":

@@ -220,23 +220,15 @@ def bench_corpus(
     fresh_db(check)
     for path in added:
         path.unlink()
-    week = _report_week(db)
+    report = report_cmd(db, out / f"report-{label}")
     for _ in range(runs):
-        rows["report"].add(
-            run(
-                [
-                    *CLI,
-                    "--db",
-                    str(db),
-                    "report",
-                    "--week",
-                    week,
-                    "--out",
-                    str(out / f"report-{label}"),
-                ]
-            )
-        )
+        rows["report"].add(run(report))
     return rows, cold, incremental, after
+
+
+def report_cmd(db: Path, out: Path) -> list[str]:
+    """``report`` of the week holding the warehouse's last session, into ``out``."""
+    return [*CLI, "--db", str(db), "report", "--week", _report_week(db), "--out", str(out)]
 
 
 def _report_week(db: Path) -> str:
@@ -282,18 +274,22 @@ def scaling(work: Path, scales: list[float], runs: int, base_scale: float) -> li
     return lines
 
 
-def timed_commands(db: Path, bases: list[Path], runs: int) -> list[str]:
+def analysis_commands(db: Path, bases: list[Path]) -> list[tuple[str, list[str]]]:
+    """The commands timed against a built warehouse: (name, argv), --json where they have it."""
     held = [x for b in bases for x in ("--base", str(b))]
     analyses = [["heads"], ["coverage"], ["hits"], ["bodies"], ["cost", "^git commit"]]
     analyses += [["cost", "--rituals"], ["effect"]]
-    commands: list[tuple[str, list[str]]] = [
+    return [
         ("--help", [*CLI, "--help"]),
         ("--version", [*CLI, "--version"]),
         *[(" ".join(argv), [*CLI, "--db", str(db), *argv, "--json"]) for argv in analyses],
         (f"stats ({len(bases)} bases)", [*CLI, "--db", str(db), "stats", *held, "--json"]),
     ]
+
+
+def timed_commands(db: Path, bases: list[Path], runs: int) -> list[str]:
     lines = ["| command | median (min-max) |", "|---|---|"]
-    for name, argv in commands:
+    for name, argv in analysis_commands(db, bases):
         row = Row(name)
         for _ in range(runs):
             try:
