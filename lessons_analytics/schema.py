@@ -586,8 +586,8 @@ def _checked_frame(table: str, rows: list[Any]) -> pl.DataFrame:
     pass of ``map``) say whether every value has a type its column takes; Polars, building
     the frame strictly, refuses an integer beyond 64 bits; the distinct texts of each
     timestamp column are looked at as ``check_row`` looks at one when ``Columns.frame``
-    reads them (once, for both). Only an integer in a float
-    column (never written by the parsers) has its rows looked at one by one."""
+    reads them (once, for both). Only an integer in a float column (never written by the
+    parsers) has its rows looked at one by one."""
     import polars as pl
 
     kinds = _KINDS[table]
