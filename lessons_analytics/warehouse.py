@@ -142,9 +142,18 @@ def ensure_raw_tables(con: duckdb.DuckDBPyConnection) -> None:
         empty_base_frame,
     )
 
+    # one look at the catalog, then only what is missing (every run opens here: a statement
+    # per table was 15 statements for nothing on all but the first)
+    existing = {
+        row[0]
+        for row in con.execute(
+            "select table_name from duckdb_tables()"
+            " where database_name = current_database() and schema_name = 'main'"
+        ).fetchall()
+    }
     for table in [*RAW_TABLES, *META_TABLES]:
-        con.execute(create_sql(table))
-    existing = {row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()}
+        if table not in existing:
+            con.execute(create_sql(table))
     for table in BASE_TABLES:
         if table not in existing:
             replace_table(con, table, empty_base_frame(table))
