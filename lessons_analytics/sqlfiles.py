@@ -50,6 +50,18 @@ def load(name: str) -> str:
     raise SqlFileNotFound(f"no SQL file named {name!r} in {queries_root()} or {sql_root()}")
 
 
+def model_files() -> list[Path]:
+    """Every model file, by layer and then by name: the order fingerprints read them in
+    (``layer_files`` orders them for the build, which reads every file for its references)."""
+    root = sql_root()
+    return sorted((p for layer in LAYERS for p in (root / layer).glob("*.sql")), key=model_key)
+
+
+def model_key(path: Path) -> tuple[str, str]:
+    """A model file's layer and name: what fingerprints sort by and digest."""
+    return path.parent.name, path.name
+
+
 def layer_files() -> list[Path]:
     """Every model file in build order: layer by layer, and inside a layer each model after
     the models of that layer it names (then by name)."""

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from lessons_analytics import sqlheader
-from lessons_analytics.sqlfiles import layer_files, quote_identifier
+from lessons_analytics.sqlfiles import layer_files, model_files, model_key, quote_identifier
 
 
 def build(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -84,10 +84,12 @@ def materialization(path: Path, body: str) -> str:
 
 
 def models_fingerprint(paths: list[Path] | None = None) -> str:
-    """Changes when any model file changes, so an upgrade rebuilds the layers. ``paths``:
-    the model files in build order, when the caller has them (``layer_files()``)."""
+    """Changes when any model file changes (its layer, name or text), so an upgrade
+    rebuilds the layers. ``paths``: the model files, when the caller has them (in any order:
+    they are read by layer and name, so a command's stale check need not order them for the
+    build, which reads every file for its references)."""
     digest = hashlib.blake2b(digest_size=16)
-    for path in layer_files() if paths is None else paths:
-        digest.update(path.name.encode())
+    for path in model_files() if paths is None else sorted(paths, key=model_key):
+        digest.update("/".join(model_key(path)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
