@@ -5,23 +5,25 @@
 
 For each scale (a share of 1.25 GB) it builds R (the real transcripts amplified, as
 bench_speed.py does; with --corpus D the demo's transcripts amplified, with its three
-lesson bases) under --work once, and a warehouse of it with a cold ingest once (both
-kept, so later runs and other checkouts reuse them). Each run then copies that warehouse
-(with its no-op sidecar, mtimes kept), times a no-op ingest, adds one new session (a copy
-of the largest main transcript with fresh ids) and times the +1 ingest, and removes the
-session again. So each +1 is the first after a cold build, which can pay DuckDB's one-off
-merge of the row groups the cold load left part-full (on D, 0.3-0.9 CPU s of the commit);
---steady also times +1 runs one after another on one copy, as a nightly run meets them.
-Printed: medians of wall and CPU seconds (user + system, every thread) and the
-peak RSS, as whole CLI processes; on a shared machine read the CPU column. --code DIR times
-another checkout's package against the same warehouses (both must share sql/ and the raw
-schema, or the +1 run is a full rebuild). --check compares every mart's row count and
-checksum after one more +1 run with a cold build of the same files.
+lesson bases) under --work once, and a warehouse of it with a cold ingest once, by the
+checkout timed (both kept: later runs reuse them, and each checkout has its own warehouse,
+as one built by other sql/ models would make the first no-op a full rebuild). Each run then
+copies that warehouse (with its no-op sidecar, mtimes kept), times a no-op ingest, adds one
+new session (a copy of the largest main transcript with fresh ids) and times the +1 ingest,
+and removes the session again. So each +1 is the first after a cold build, which can pay
+DuckDB's one-off merge of the row groups the cold load left part-full (on D, 0.3-0.9 CPU s
+of the commit); --steady also times +1 runs one after another on one copy, as a nightly
+run meets them. Printed: medians of wall and CPU seconds (user + system, every thread) and
+the peak RSS, as whole CLI processes; on a shared machine read the CPU column. --code DIR
+times another checkout's package (on its own warehouse of the same files). --check
+compares every mart's row count and checksum after one more +1 run with a cold build of
+the same files.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import statistics
@@ -99,9 +101,18 @@ def main() -> None:
         tree = args.work / f"{label}-{scale}"
         if not tree.is_dir():
             bench.amplify(source, tree, bench.BYTES_1X * scale)
-        pristine = args.work / f"{label}-{scale}.pristine.duckdb"
+        # one cold warehouse per checkout, built by the checkout timed: a warehouse built by
+        # other sql/ models would make its first no-op a full rebuild
+        tag = hashlib.blake2b(str(code).encode(), digest_size=4).hexdigest()
+        pristine = args.work / f"{label}-{scale}-{tag}.pristine.duckdb"
         if not pristine.exists():
-            bench.run(bench.ingest_cmd(pristine, tree, bases))
+            subprocess.run(
+                bench.ingest_cmd(pristine, tree, bases),
+                env=env,
+                check=True,
+                cwd="/",
+                stdout=subprocess.DEVNULL,
+            )
         db = args.work / f"{label}-{scale}.duckdb"
         ingest = [*bench.ingest_cmd(db, tree, bases)]
         noop, plus = [], []
