@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from lessons_analytics.errors import SqlFileNotFound
 
@@ -60,6 +60,15 @@ def model_files() -> list[Path]:
 def model_key(path: Path) -> tuple[str, str]:
     """A model file's layer and name: what fingerprints sort by and digest."""
     return path.parent.name, path.name
+
+
+def digest_models(digest: Any, paths: list[Path] | None = None) -> None:
+    """Feed ``digest`` (a hashlib object) every model file's layer, name and text, by layer
+    and name: the one reading of the models that the fingerprints share. ``paths``: the
+    model files when the caller has them (any order)."""
+    for path in model_files() if paths is None else sorted(paths, key=model_key):
+        digest.update("/".join(model_key(path)).encode())
+        digest.update(path.read_bytes())
 
 
 def layer_files() -> list[Path]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from lessons_analytics import sqlheader
-from lessons_analytics.sqlfiles import layer_files, model_files, model_key, quote_identifier
+from lessons_analytics.sqlfiles import digest_models, layer_files, quote_identifier
 
 
 def build(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -89,7 +89,5 @@ def models_fingerprint(paths: list[Path] | None = None) -> str:
     they are read by layer and name, so a command's stale check need not order them for the
     build, which reads every file for its references)."""
     digest = hashlib.blake2b(digest_size=16)
-    for path in model_files() if paths is None else sorted(paths, key=model_key):
-        digest.update("/".join(model_key(path)).encode())
-        digest.update(path.read_bytes())
+    digest_models(digest, paths)
     return digest.hexdigest()

@@ -90,12 +90,10 @@ def code_fingerprint() -> str:
     """The package version, the sql/ models and the raw schema: what a rebuild depends on.
     Computed once per process: the question and the sidecar of one run ask it, and the
     package's own files do not change under a running process."""
-    from lessons_analytics.sqlfiles import model_files, model_key
+    from lessons_analytics.sqlfiles import digest_models
 
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    for path in model_files():  # by layer and name: no need of the build's order here
-        digest.update("/".join(model_key(path)).encode())
-        digest.update(path.read_bytes())
+    digest_models(digest)
     schema = Path(__file__).with_name("schema.py")
     digest.update(schema.name.encode())
     digest.update(schema.read_bytes())
