@@ -86,9 +86,17 @@ def _sessions(db: Path) -> set[str]:
 Runs = tuple[Path, Path, Path, list[str | None], list[dict[str, int]]]
 
 
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    root = tmp_path_factory.mktemp("scoped")
+@pytest.fixture(scope="module", params=["bound", "joined"])
+def runs(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Runs:
+    """Both ways of naming the scope: a few sessions bound as a list, more joined with
+    their table (refresh.FEW_SESSIONS 0: every refresh here has more than that)."""
+    with pytest.MonkeyPatch.context() as patch:
+        if request.param == "joined":
+            patch.setattr(refresh, "FEW_SESSIONS", 0)
+        return _runs(tmp_path_factory.mktemp("scoped"))
+
+
+def _runs(root: Path) -> Runs:
     world = build(root / "world")
     aside = root / "aside"
     aside.mkdir()
