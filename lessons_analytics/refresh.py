@@ -25,7 +25,7 @@ import duckdb
 
 from lessons_analytics import transform
 from lessons_analytics.lessonbase.loading import LINK_TABLE, BaseRefresh
-from lessons_analytics.schema import BASE_TABLES
+from lessons_analytics.schema import BASE_TABLES, META_TABLES, RAW_TABLES
 from lessons_analytics.sqlfiles import layer_files, quote_identifier
 from lessons_analytics.transform import (
     incremental_column,
@@ -186,9 +186,9 @@ def build_sessions(
     files = f"(select file_id from {quote_identifier(files_table)})" if files_table else None
     paths = layer_files() if paths is None else paths
     names = {path.stem for path in paths}
-    known = names | {
-        row[0] for row in con.execute("select table_name from duckdb_tables()").fetchall()
-    }
+    # what a model may read: the models and the tables the schema declares
+    # (tests/test_refresh.py holds every name a model reads to these)
+    known = names | set(RAW_TABLES) | set(BASE_TABLES) | set(META_TABLES)
     # the raw tables this run did not write; every other table counts as written
     stable = set(BASE_TABLES) - ({LINK_TABLE} if links_changed else set())
     unchanged: set[str] = set()

@@ -76,3 +76,26 @@ def test_other_models_rebuild_whole(con: duckdb.DuckDBPyConnection) -> None:
     build = refresh.Refresh(con)
     assert build.models_changed
     assert not build.incremental(BaseRefresh(False, False, False))
+
+
+def test_every_table_a_model_reads_is_declared(con: duckdb.DuckDBPyConnection) -> None:
+    # build_sessions knows the tables by the schema, not by asking the catalog: a model
+    # reading a table the schema does not declare would never count that table as written
+    from lessons_analytics.schema import BASE_TABLES, RAW_TABLES
+    from lessons_analytics.sqlfiles import layer_files
+    from lessons_analytics.transform import model_body
+
+    transform.build(con)
+    catalog = {
+        row[0]
+        for row in con.execute(
+            "select table_name from duckdb_tables()"
+            " union select view_name from duckdb_views() where not internal"
+        ).fetchall()
+    }
+    paths = layer_files()
+    declared = {p.stem for p in paths} | set(RAW_TABLES) | set(BASE_TABLES) | set(META_TABLES)
+    for path in paths:
+        named = refresh._inputs(model_body(path), catalog, path.stem)
+        assert named <= declared, (path.stem, named - declared)
+    assert {"raw_events", "stg_events", "raw_bases"} <= catalog  # the catalog was asked
