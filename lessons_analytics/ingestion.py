@@ -246,8 +246,9 @@ def _load_transcripts(
     outcome = loaded.outcome
     chunks = load_chunks(files.pending, files.states, loaded_at, progress=tick, spool=spool)
     for chunk in chunks:
-        build.touch(chunk.outcome.rewritten)
-        warehouse.forget_files(con, chunk.outcome.rewritten)
+        rewritten = warehouse.files_with_rows(con, chunk.outcome.rewritten)
+        build.touch(rewritten)
+        warehouse.forget_files(con, rewritten)
         for table, frame in chunk.frames.items():
             if isinstance(frame, Path):
                 loaded.spooled.setdefault(table, []).append(frame)

@@ -182,6 +182,26 @@ def file_states(
     }
 
 
+def files_with_rows(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> list[int]:
+    """Those of ``file_ids`` that have rows in a table of transcript files. A file read from
+    the top is most often a new one, which has none: one question for all the tables then
+    replaces forgetting it table by table and looking up its sessions (12 ms of a run that
+    adds a session, on the D corpus)."""
+    if not file_ids:
+        return []
+    from lessons_analytics.schema import FILE_TABLES
+
+    found = con.execute(
+        " union ".join(
+            f"select file_id from {quote_identifier(table)}"
+            " where file_id in (select unnest($ids::bigint[]))"
+            for table in FILE_TABLES
+        ),
+        {"ids": file_ids},
+    ).fetchall()
+    return sorted(row[0] for row in found)
+
+
 def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
     """Drop every row of rewritten files before their new rows go in."""
     if not file_ids:

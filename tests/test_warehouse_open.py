@@ -54,3 +54,14 @@ def test_a_writers_cursor_reads_the_file(tmp_path: Path) -> None:
     assert other.execute("select i from t").fetchall() == [(1,)]
     assert other.execute("select current_setting('TimeZone')").fetchall() == [("UTC",)]
     con.close()
+
+
+def test_files_with_rows_are_those_with_a_row_in_any_file_table(tmp_path: Path) -> None:
+    con = warehouse.connect(tmp_path / "w.duckdb")
+    warehouse.ensure_raw_tables(con)
+    con.execute("insert into raw_events (file_id, line_no) values (1, 1), (1, 2)")
+    # an error alone (a file that never loaded) counts, a raw_files row alone does not
+    con.execute("insert into raw_load_errors (file_id, line_no) values (2, 0)")
+    con.execute("insert into raw_files (file_id, path) values (3, 'x.jsonl')")
+    assert warehouse.files_with_rows(con, [1, 2, 3, 4]) == [1, 2]
+    assert warehouse.files_with_rows(con, []) == []
