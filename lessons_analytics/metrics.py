@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
+import orjson
 
 from lessons_analytics import sqlfiles
 from lessons_analytics.documents import (
@@ -40,7 +41,7 @@ from lessons_analytics.documents import (
 )
 from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
 from lessons_analytics.lessonbase.files import LESSONS_DIR
-from lessons_analytics.redact import redact_frame, redact_tree
+from lessons_analytics.redact import CleanJson, first_needles, redact, redact_frame, redact_tree
 from lessons_analytics.settings import Thresholds, query_params
 
 if TYPE_CHECKING:
@@ -212,6 +213,98 @@ def _fetch(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> l
     cursor = con.execute(sql, bound)
     columns = [d[0] for d in cursor.description or []]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+# A row value as the JSON text orjson writes for the Python value DuckDB hands over, by
+# the column's DuckDB type ({c}: the column); a TIMESTAMPTZ is a datetime in the session's
+# zone, UTC (``warehouse.connect``), which orjson writes as isoformat does: microseconds
+# only when there are some.
+_JSON_VALUES = {
+    "VARCHAR": "coalesce('\"' || {c} || '\"', 'null')",
+    "BOOLEAN": "case when {c} is null then 'null' when {c} then 'true' else 'false' end",
+    **dict.fromkeys(
+        ("TINYINT", "SMALLINT", "INTEGER", "BIGINT",
+         "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"),
+        "coalesce(cast({c} as varchar), 'null')",
+    ),
+    "TIMESTAMP WITH TIME ZONE": (
+        "case when {c} is null then 'null' else '\"' || strftime({c}, '%Y-%m-%dT%H:%M:%S')"
+        " || case when epoch_us({c}) % 1000000 = 0 then '' else strftime({c}, '.%f') end"
+        " || '+00:00\"' end"
+    ),
+}  # fmt: skip
+
+# a string orjson writes as it is between its quotes: printable ASCII but ``"`` and ``\\``
+_PLAIN = r"[ !#-\[\]-~]*"
+_RE2_SPECIAL = frozenset("\\.+*?()|[]{}^$")
+
+
+def query_json(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    depth: int,
+    order: tuple[str, ...],
+    **params: Any,
+) -> dict[str, CleanJson] | None:
+    """Per ``base_path``, the rows ``query_rows`` gives for that base (without their
+    base_path) as the JSON text of a list that ``redact.encode_json`` writes at ``depth``
+    (the containers around the list) of a document, written by DuckDB: turning 10k rows into
+    Python objects and encoding them was most of ``effect --json``. ``order``: the columns
+    of the query's own order by, unique per row. None when a row is one this cannot write
+    as orjson would (a column of another type, a string orjson escapes, another zone) or
+    holds a string that ``redact`` changes: the caller then asks ``query_rows``.
+    A base without rows has no entry."""
+    sql = sqlfiles.load(name)
+    return sql_json(con, sql, _bound(sql, params), depth, order)
+
+
+def sql_json(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    bound: dict[str, Any],
+    depth: int,
+    order: tuple[str, ...],
+) -> dict[str, CleanJson] | None:
+    """``query_json`` of the query text ``sql`` with its values ``bound``."""
+    described = con.execute(f"select * from (\n{sql}\n) limit 0", bound).description or []
+    columns = [(d[0], str(d[1])) for d in described if d[0] != "base_path"]
+    zone = con.execute("select current_setting('TimeZone')").fetchall()[0][0]
+    if not columns or any(kind not in _JSON_VALUES for _, kind in columns) or zone != "UTC":
+        return None
+    item, key = " " * (2 * depth + 2), " " * (2 * depth + 4)
+    pieces: dict[str, str] = {}
+    values = []
+    for i, (column, kind) in enumerate(columns):
+        pieces[f"json_piece_{i}"] = (
+            ("{\n" if i == 0 else ",\n") + key + orjson.dumps(column).decode() + ": "
+        )
+        at = _JSON_VALUES[kind].format(c=sqlfiles.quote_identifier(column))
+        values.append(f"$json_piece_{i}, {at}")
+    strings = [sqlfiles.quote_identifier(c) for c, kind in columns if kind == "VARCHAR"]
+    plain = " and ".join(f"({c} is null or regexp_full_match({c}, $json_plain))" for c in strings)
+    needles = "|".join(
+        "".join("\\" + ch if ch in _RE2_SPECIAL else ch for ch in n) for n in first_needles()
+    )
+    listed = ", ".join(strings)
+    shown = ", ".join(sqlfiles.quote_identifier(c) for c in order)
+    text = (
+        f"select base_path, concat($json_start, {', '.join(values)}, $json_end) as text,"
+        f" {plain or 'true'} as plain,"
+        f" case when regexp_matches(lower(concat_ws(chr(10), {listed or 'null'})), $json_needles)"
+        f" then [{listed}] end as strings"
+        f" from (\n{sql}\n) order by {shown}"
+    )
+    extra = {**pieces, "json_start": item, "json_end": "\n" + item + "}",
+             "json_needles": needles, **({"json_plain": _PLAIN} if strings else {})}  # fmt: skip
+    out: dict[str, list[str]] = {}
+    for base, row, is_plain, unsure in con.execute(text, {**bound, **extra}).fetchall():
+        if not is_plain or (unsure and any(redact(v) != v for v in unsure if v is not None)):
+            return None
+        out.setdefault(base, []).append(row)
+    end = "\n" + " " * (2 * depth) + "]"
+    return {
+        base: CleanJson(("[\n" + ",\n".join(rows) + end).encode()) for base, rows in out.items()
+    }
 
 
 _Key = tuple[str, tuple[tuple[str, object], ...]]
