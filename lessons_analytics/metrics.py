@@ -227,10 +227,13 @@ _JSON_VALUES = {
          "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"),
         "coalesce(cast({c} as varchar), 'null')",
     ),
+    # formatted as the naive timestamp of its epoch microseconds, the UTC wall time: a
+    # strftime of a TIMESTAMPTZ goes through the zone (ICU) and costs twice as much
     "TIMESTAMP WITH TIME ZONE": (
-        "case when {c} is null then 'null' else '\"' || strftime({c}, '%Y-%m-%dT%H:%M:%S')"
-        " || case when epoch_us({c}) % 1000000 = 0 then '' else strftime({c}, '.%f') end"
-        " || '+00:00\"' end"
+        "case when {c} is null then 'null' when epoch_us({c}) % 1000000 = 0"
+        " then '\"' || strftime(make_timestamp(epoch_us({c})), '%Y-%m-%dT%H:%M:%S+00:00\"')"
+        " else '\"' || strftime(make_timestamp(epoch_us({c})), '%Y-%m-%dT%H:%M:%S.%f+00:00\"')"
+        " end"
     ),
 }  # fmt: skip
 
@@ -287,24 +290,25 @@ def sql_json(
     )
     listed = ", ".join(strings)
     shown = ", ".join(sqlfiles.quote_identifier(c) for c in order)
+    # each base's rows joined here: 10k strings handed to Python cost more than building them
     text = (
-        f"select base_path, concat($json_start, {', '.join(values)}, $json_end) as text,"
+        f"select base_path, string_agg(text, $json_between order by {shown}) as text,"
+        " bool_and(plain), coalesce(list(strings) filter (strings is not null), [])"
+        f" from (select *, concat($json_start, {', '.join(values)}, $json_end) as text,"
         f" {plain or 'true'} as plain,"
         f" case when regexp_matches(lower(concat_ws(chr(10), {listed or 'null'})), $json_needles)"
         f" then [{listed}] end as strings"
-        f" from (\n{sql}\n) order by {shown}"
+        f" from (\n{sql}\n)) group by base_path"
     )
-    extra = {**pieces, "json_start": item, "json_end": "\n" + item + "}",
+    extra = {**pieces, "json_start": item, "json_end": "\n" + item + "}", "json_between": ",\n",
              "json_needles": needles, **({"json_plain": _PLAIN} if strings else {})}  # fmt: skip
-    out: dict[str, list[str]] = {}
-    for base, row, is_plain, unsure in con.execute(text, {**bound, **extra}).fetchall():
-        if not is_plain or (unsure and any(redact(v) != v for v in unsure if v is not None)):
-            return None
-        out.setdefault(base, []).append(row)
+    out: dict[str, CleanJson] = {}
     end = "\n" + " " * (2 * depth) + "]"
-    return {
-        base: CleanJson(("[\n" + ",\n".join(rows) + end).encode()) for base, rows in out.items()
-    }
+    for base, rows, every_plain, unsure in con.execute(text, {**bound, **extra}).fetchall():
+        if not every_plain or any(redact(v) != v for row in unsure for v in row if v is not None):
+            return None
+        out[base] = CleanJson(("[\n" + rows + end).encode())
+    return out
 
 
 _Key = tuple[str, tuple[tuple[str, object], ...]]
