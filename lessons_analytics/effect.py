@@ -394,10 +394,8 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
         base, ritual = item["base_path"], item["ritual"]
         if (base, ritual) not in seconds:
             scoped = Filters((base,), filters.since, filters.until)
-            calls = metrics.query_columns(
-                con, "cost_calls", ("timed", "duration_s"), **scoped.params(), pattern=ritual
-            )
-            timed = [call["duration_s"] for call in calls if call["timed"]]
+            calls = metrics.ritual_calls(con, {**scoped.params(), "pattern": ritual})
+            timed = [d for _, durations in calls.weeks.values() for d in durations]
             seconds[(base, ritual)] = metrics.exact_sum(timed)  # as ritual_cost sums them
         span = weeks.get(base, 0)
         per_week = (seconds[(base, ritual)] / 3600 / span) if span else 0.0

@@ -733,21 +733,21 @@ def _ritual_cost(
     lesson: str | None,
 ) -> RitualCost:
     """``ritual_cost`` given the row of cost_scope of the same parameters."""
-    calls = query_columns(con, "cost_calls", RITUAL_COLUMNS, **params)
-    timed = sorted(call["duration_s"] for call in calls if call["timed"])
+    calls = ritual_calls(con, params)
+    timed = sorted(d for _, durations in calls.weeks.values() for d in durations)
+    count = sum(n for n, _ in calls.weeks.values())
     seconds = exact_sum(timed)
     weeks = int(scope["weeks"] or 0)
     active = float(scope["active_seconds"] or 0.0)
     inside = 0.0  # no call, no time inside one: the query would scan every event to say so
-    if calls:
-        ids = [call["tool_use_id"] for call in calls]
-        found = query_rows(con, "cost_active", **params, call_ids=ids)
+    if count:
+        found = query_rows(con, "cost_active", **params, call_ids=calls.ids)
         inside = float(found[0]["active_seconds"])
     return {
         "pattern": params["pattern"],
         "lesson": lesson,
-        "calls": len(calls),
-        "untimed_calls": len(calls) - len(timed),
+        "calls": count,
+        "untimed_calls": count - len(timed),
         "total_hours": seconds / 3600,
         "hours_per_week": (seconds / 3600 / weeks) if weeks else None,
         "weeks": weeks,
@@ -784,15 +784,45 @@ def linear_quantile(ordered: list[float], q: float) -> float | None:
     return float((position - low) * (upper - lower) + lower)
 
 
-def _hours_by_week(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class RitualCalls:
+    """The calls of ``queries/cost_calls.sql`` as a ritual's numbers use them: per ISO
+    week of the call (None: a call without a time), its calls and the durations of its
+    timed ones; and every call's tool_use_id."""
+
+    weeks: dict[str | None, tuple[int, list[float]]]
+    ids: list[str]
+
+
+def ritual_calls(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> RitualCalls:
+    """``RitualCalls`` of cost_calls with ``params``: grouped by week in DuckDB, which hands
+    over a few lists instead of a Python row per call (13k calls on D: 4 columns of each
+    were most of ``cost --rituals``). Inside ``remembering`` from the remembered rows."""
+    sql = sqlfiles.load("cost_calls")
+    weeks: dict[str | None, tuple[int, list[float]]] = {}
+    ids: list[str] = []
+    if remembers(con):
+        for call in query_columns(con, "cost_calls", RITUAL_COLUMNS, **params):
+            count, durations = weeks.get(call["week"], (0, []))
+            if call["timed"]:
+                durations.append(call["duration_s"])
+            weeks[call["week"]] = (count + 1, durations)
+            ids.append(call["tool_use_id"])
+        return RitualCalls(weeks, ids)
+    grouped = (
+        "select week, count(*) as calls, coalesce(list(duration_s) filter (timed), [])"
+        f" as durations, list(tool_use_id) as ids from (\n{sql}\n) group by week"
+    )
+    for row in _fetch(con, grouped, _bound(sql, params)):
+        weeks[row["week"]] = (row["calls"], row["durations"])
+        ids.extend(row["ids"])
+    return RitualCalls(weeks, ids)
+
+
+def _hours_by_week(calls: RitualCalls) -> list[dict[str, Any]]:
     """Calls and timed hours per ISO week of the call, by week (a call without a time
     first, as its week is null)."""
-    weeks: dict[str | None, tuple[int, list[float]]] = {}
-    for call in calls:
-        count, durations = weeks.get(call["week"], (0, []))
-        if call["timed"]:
-            durations.append(call["duration_s"])
-        weeks[call["week"]] = (count + 1, durations)
+    weeks = calls.weeks
     ordered = sorted(weeks, key=lambda week: (week is not None, week or ""))
     return [
         {"week": week, "calls": weeks[week][0], "hours": exact_sum(weeks[week][1]) / 3600}
