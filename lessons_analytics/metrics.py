@@ -802,13 +802,14 @@ def ritual_calls(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> Ritu
     weeks: dict[str | None, tuple[int, list[float]]] = {}
     ids: list[str] = []
     if remembers(con):
-        for call in query_columns(con, "cost_calls", RITUAL_COLUMNS, **params):
-            count, durations = weeks.get(call["week"], (0, []))
-            if call["timed"]:
-                durations.append(call["duration_s"])
-            weeks[call["week"]] = (count + 1, durations)
-            ids.append(call["tool_use_id"])
-        return RitualCalls(weeks, ids)
+        import polars as pl  # the memo's answers are frames already
+
+        frame = run_sql(con, sql, params)
+        timed = pl.col("duration_s").filter(pl.col("timed"))
+        by_week = frame.group_by("week").agg(pl.len(), timed)
+        for week, count, durations in by_week.iter_rows():
+            weeks[week] = (count, durations)
+        return RitualCalls(weeks, frame.get_column("tool_use_id").to_list())
     grouped = (
         "select week, count(*) as calls, coalesce(list(duration_s) filter (timed), [])"
         f" as durations, list(tool_use_id) as ids from (\n{sql}\n) group by week"
