@@ -42,13 +42,13 @@ The verdict, first rule that holds:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 
-from lessons_analytics import metrics, warehouse
+from lessons_analytics import metrics
 from lessons_analytics.documents import (
     EffectBase,
     EffectDocument,
@@ -105,8 +105,6 @@ def _stat_columns() -> dict[str, Any]:
 
 
 Costs = dict[tuple[str, str], tuple[float, float]]
-
-_R = TypeVar("_R")
 
 # the week columns of queries/effect_lessons.sql and their names in ``lesson_weeks``
 _WEEK_COLUMNS = {"week": "week", "week_period": "period",
@@ -436,8 +434,8 @@ def effect_document(
     # the evidence and the changes are read on cursors of their own threads: DuckDB runs
     # one part's queries (without the GIL) while Python turns another's rows into objects
     with ThreadPoolExecutor(max_workers=2) as pool:
-        evidence_rows = pool.submit(_on_cursor, _evidence, con, filters, as_text)
-        change_rows = pool.submit(_on_cursor, intervention_rows, con, filters, thresholds)
+        evidence_rows = pool.submit(metrics.on_cursor, _evidence, con, filters, as_text)
+        change_rows = pool.submit(metrics.on_cursor, intervention_rows, con, filters, thresholds)
         found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
         lessons = _grouped(_effect_rows(con, found, filters, thresholds, None))
         changes = _grouped(change_rows.result())
@@ -459,15 +457,6 @@ def effect_document(
                             "by_verdict": _by_verdict(every)}  # fmt: skip
     return {"schema": metrics.schema("effect"), "generated_at": metrics.generated_at(),
             "bases": out, "totals": totals}  # fmt: skip
-
-
-def _on_cursor(read: Callable[..., _R], con: duckdb.DuckDBPyConnection, *args: Any) -> _R:
-    """``read(cursor, *args)`` on a cursor of ``con`` of its own, closed after."""
-    other = warehouse.cursor(con)
-    try:
-        return read(other, *args)
-    finally:
-        other.close()
 
 
 # the order by of queries/effect_evidence.sql: one row per (base, lesson, session)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import duckdb
 import orjson
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     import polars as pl
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -851,20 +852,75 @@ def cost_document(
         check_pattern(con, pattern)
         rituals.append(ritual_cost(con, pattern, filters, None, gap_cap_s))
     else:
-        scopes: dict[str, dict[str, Any]] = {}  # the rituals of a base share its sessions
-        measured: dict[tuple[str, str], RitualCost] = {}  # two lessons may share a ritual
-        for item in lesson_rituals(con, filters, lesson):
+        items = lesson_rituals(con, filters, lesson)
+        patterns: dict[str, list[str]] = {}  # each base's rituals (two lessons may share one)
+        for item in items:
+            found = patterns.setdefault(item["base_path"], [])
+            if item["ritual"] not in found:
+                found.append(item["ritual"])
+        measured = _bases_rituals(con, patterns, filters, gap_cap_s)
+        for item in items:
             base, ritual = item["base_path"], item["ritual"]
-            scoped = Filters((base,), filters.since, filters.until)
-            if (base, ritual) not in measured:
-                params = {**scoped.params(), "pattern": ritual, "gap_cap_s": gap_cap_s}
-                if base not in scopes:
-                    scopes[base] = query_rows(con, "cost_scope", **params)[0]
-                measured[(base, ritual)] = _ritual_cost(con, params, scopes[base], scoped, None)
-            entry = measured[(base, ritual)]
+            entry = measured[base][ritual]
             weeks = [CostWeek(**week) for week in entry["by_week"]]  # no week shared by two
             rituals.append({"base": base, **entry, "lesson": item["lesson_id"], "by_week": weeks})
     return {"schema": schema("cost"), "generated_at": generated_at(), "rituals": rituals}
+
+
+def _bases_rituals(
+    con: duckdb.DuckDBPyConnection,
+    patterns: dict[str, list[str]],
+    filters: Filters,
+    gap_cap_s: float,
+) -> dict[str, dict[str, RitualCost]]:
+    """Per base, the cost of each of its rituals. Two bases or more are measured on two
+    cursors of their own threads: DuckDB runs most of these small queries on one core, so
+    one base's queries run while another's wait (``cost --rituals`` on D: 3 bases, 13
+    queries). Not inside ``remembering``, whose memo is the connection's."""
+    if remembers(con) or len(patterns) < 2:
+        return {
+            b: _base_rituals(con, b, shown, filters, gap_cap_s) for b, shown in patterns.items()
+        }
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        found = {
+            base: pool.submit(on_cursor, _base_rituals, con, base, shown, filters, gap_cap_s)
+            for base, shown in patterns.items()
+        }
+        return {base: future.result() for base, future in found.items()}
+
+
+def _base_rituals(
+    con: duckdb.DuckDBPyConnection,
+    base: str,
+    shown: list[str],
+    filters: Filters,
+    gap_cap_s: float,
+) -> dict[str, RitualCost]:
+    """The cost of each ritual of ``shown`` over the sessions of ``base``, which they
+    share (one cost_scope)."""
+    scoped = Filters((base,), filters.since, filters.until)
+    scope: dict[str, Any] | None = None
+    out: dict[str, RitualCost] = {}
+    for ritual in shown:
+        params = {**scoped.params(), "pattern": ritual, "gap_cap_s": gap_cap_s}
+        if scope is None:
+            scope = query_rows(con, "cost_scope", **params)[0]
+        out[ritual] = _ritual_cost(con, params, scope, scoped, None)
+    return out
+
+
+def on_cursor(read: Callable[..., _R], con: duckdb.DuckDBPyConnection, *args: Any) -> _R:
+    """``read(cursor, *args)`` on a cursor of ``con`` of its own (``warehouse.cursor``, for
+    a thread of its own), closed after."""
+    from lessons_analytics import warehouse
+
+    other = warehouse.cursor(con)
+    try:
+        return read(other, *args)
+    finally:
+        other.close()
 
 
 def recalled_document(
