@@ -392,7 +392,7 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
         base, ritual = item["base_path"], item["ritual"]
         if (base, ritual) not in seconds:
             scoped = Filters((base,), filters.since, filters.until)
-            calls = metrics.ritual_calls(con, {**scoped.params(), "pattern": ritual})
+            calls = metrics.ritual_calls(con, {**scoped.params(), "pattern": ritual}, ids=False)
             timed = [d for _, durations in calls.weeks.values() for d in durations]
             seconds[(base, ritual)] = metrics.exact_sum(timed)  # as ritual_cost sums them
         span = weeks.get(base, 0)

@@ -795,13 +795,17 @@ class RitualCalls:
     ids: list[str]
 
 
-def ritual_calls(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> RitualCalls:
+def ritual_calls(
+    con: duckdb.DuckDBPyConnection, params: dict[str, Any], *, ids: bool = True
+) -> RitualCalls:
     """``RitualCalls`` of cost_calls with ``params``: grouped by week in DuckDB, which hands
     over a few lists instead of a Python row per call (13k calls on D: 4 columns of each
-    were most of ``cost --rituals``). Inside ``remembering`` from the remembered rows."""
+    were most of ``cost --rituals``). Inside ``remembering`` from the remembered rows.
+    Without ``ids`` no id is handed over (``ids`` empty): the effects' costs need only the
+    durations."""
     sql = sqlfiles.load("cost_calls")
     weeks: dict[str | None, tuple[int, list[float]]] = {}
-    ids: list[str] = []
+    found: list[str] = []
     if remembers(con):
         import polars as pl  # the memo's answers are frames already
 
@@ -810,15 +814,16 @@ def ritual_calls(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> Ritu
         by_week = frame.group_by("week").agg(pl.len(), timed)
         for week, count, durations in by_week.iter_rows():
             weeks[week] = (count, durations)
-        return RitualCalls(weeks, frame.get_column("tool_use_id").to_list())
+        return RitualCalls(weeks, frame.get_column("tool_use_id").to_list() if ids else [])
+    listed = "list(tool_use_id)" if ids else "[]"
     grouped = (
         "select week, count(*) as calls, coalesce(list(duration_s) filter (timed), [])"
-        f" as durations, list(tool_use_id) as ids from (\n{sql}\n) group by week"
+        f" as durations, {listed} as ids from (\n{sql}\n) group by week"
     )
     for row in _fetch(con, grouped, _bound(sql, params)):
         weeks[row["week"]] = (row["calls"], row["durations"])
-        ids.extend(row["ids"])
-    return RitualCalls(weeks, ids)
+        found.extend(row["ids"])
+    return RitualCalls(weeks, found)
 
 
 def _hours_by_week(calls: RitualCalls) -> list[dict[str, Any]]:
