@@ -42,13 +42,13 @@ The verdict, first rule that holds:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 
-from lessons_analytics import metrics, warehouse
+from lessons_analytics import metrics
 from lessons_analytics.documents import (
     EffectBase,
     EffectDocument,
@@ -61,6 +61,7 @@ from lessons_analytics.documents import (
 from lessons_analytics.interventions import intervention_rows, interventions
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson
+from lessons_analytics.redact import CleanJson
 from lessons_analytics.settings import Thresholds
 
 if TYPE_CHECKING:
@@ -391,10 +392,8 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
         base, ritual = item["base_path"], item["ritual"]
         if (base, ritual) not in seconds:
             scoped = Filters((base,), filters.since, filters.until)
-            calls = metrics.query_columns(
-                con, "cost_calls", ("timed", "duration_s"), **scoped.params(), pattern=ritual
-            )
-            timed = [call["duration_s"] for call in calls if call["timed"]]
+            calls = metrics.ritual_calls(con, {**scoped.params(), "pattern": ritual}, ids=False)
+            timed = [d for _, durations in calls.weeks.values() for d in durations]
             seconds[(base, ritual)] = metrics.exact_sum(timed)  # as ritual_cost sums them
         span = weeks.get(base, 0)
         per_week = (seconds[(base, ritual)] / 3600 / span) if span else 0.0
@@ -416,6 +415,8 @@ def effect_document(
     con: duckdb.DuckDBPyConnection,
     filters: Filters,
     thresholds: Thresholds,
+    *,
+    as_text: bool = False,
 ) -> EffectDocument:
     """The ``effect --json`` document: per base, its lessons and its interventions.
 
@@ -426,16 +427,19 @@ def effect_document(
     lessons}}], "totals":
     {"lessons", "interventions", "by_verdict"}}``; every verdict word is a key of
     ``by_verdict``, zero or not.
+
+    ``as_text``: for ``redact.encode_json`` alone, each base's evidence list may be its JSON
+    text (``metrics.query_json``), which encodes as the rows would.
     """
     # the evidence and the changes are read on cursors of their own threads: DuckDB runs
     # one part's queries (without the GIL) while Python turns another's rows into objects
     with ThreadPoolExecutor(max_workers=2) as pool:
-        evidence_rows = pool.submit(_on_cursor, _evidence_rows, con, filters)
-        change_rows = pool.submit(_on_cursor, intervention_rows, con, filters, thresholds)
+        evidence_rows = pool.submit(metrics.on_cursor, _evidence, con, filters, as_text)
+        change_rows = pool.submit(metrics.on_cursor, intervention_rows, con, filters, thresholds)
         found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
         lessons = _grouped(_effect_rows(con, found, filters, thresholds, None))
         changes = _grouped(change_rows.result())
-        evidence = _grouped(evidence_rows.result())
+        evidence = evidence_rows.result()
     weeks = _grouped(_week_rows(found))
     out: list[EffectBase] = []
     for base in metrics.known_bases(con, filters):
@@ -455,15 +459,20 @@ def effect_document(
             "bases": out, "totals": totals}  # fmt: skip
 
 
-def _on_cursor(
-    read: Callable[..., list[dict[str, Any]]], con: duckdb.DuckDBPyConnection, *args: Any
-) -> list[dict[str, Any]]:
-    """``read(cursor, *args)`` on a cursor of ``con`` of its own, closed after."""
-    other = warehouse.cursor(con)
-    try:
-        return read(other, *args)
-    finally:
-        other.close()
+# the order by of queries/effect_evidence.sql: one row per (base, lesson, session)
+_EVIDENCE_ORDER = ("base_path", "lesson_id", "started_at", "session_id")
+
+
+def _evidence(
+    con: duckdb.DuckDBPyConnection, filters: Filters, as_text: bool
+) -> Mapping[str, list[dict[str, Any]] | CleanJson]:
+    """Each base's ``effect_evidence`` rows, or their JSON text (``as_text``, where
+    ``metrics.query_json`` can write them)."""
+    if as_text:
+        found = metrics.query_json(con, "effect_evidence", 3, _EVIDENCE_ORDER, **filters.params())
+        if found is not None:
+            return found
+    return _grouped(_evidence_rows(con, filters))
 
 
 def _evidence_rows(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[dict[str, Any]]:

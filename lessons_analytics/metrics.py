@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import duckdb
+import orjson
 
 from lessons_analytics import sqlfiles
 from lessons_analytics.documents import (
@@ -40,13 +41,14 @@ from lessons_analytics.documents import (
 )
 from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
 from lessons_analytics.lessonbase.files import LESSONS_DIR
-from lessons_analytics.redact import redact_frame, redact_tree
+from lessons_analytics.redact import CleanJson, first_needles, redact, redact_frame, redact_tree
 from lessons_analytics.settings import Thresholds, query_params
 
 if TYPE_CHECKING:
     import polars as pl
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
+_R = TypeVar("_R")
 
 
 @dataclass(frozen=True)
@@ -212,6 +214,102 @@ def _fetch(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> l
     cursor = con.execute(sql, bound)
     columns = [d[0] for d in cursor.description or []]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+# A row value as the JSON text orjson writes for the Python value DuckDB hands over, by
+# the column's DuckDB type ({c}: the column); a TIMESTAMPTZ is a datetime in the session's
+# zone, UTC (``warehouse.connect``), which orjson writes as isoformat does: microseconds
+# only when there are some.
+_JSON_VALUES = {
+    "VARCHAR": "coalesce('\"' || {c} || '\"', 'null')",
+    "BOOLEAN": "case when {c} is null then 'null' when {c} then 'true' else 'false' end",
+    **dict.fromkeys(
+        ("TINYINT", "SMALLINT", "INTEGER", "BIGINT",
+         "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"),
+        "coalesce(cast({c} as varchar), 'null')",
+    ),
+    # formatted as the naive timestamp of its epoch microseconds, the UTC wall time: a
+    # strftime of a TIMESTAMPTZ goes through the zone (ICU) and costs twice as much
+    "TIMESTAMP WITH TIME ZONE": (
+        "case when {c} is null then 'null' when epoch_us({c}) % 1000000 = 0"
+        " then '\"' || strftime(make_timestamp(epoch_us({c})), '%Y-%m-%dT%H:%M:%S+00:00\"')"
+        " else '\"' || strftime(make_timestamp(epoch_us({c})), '%Y-%m-%dT%H:%M:%S.%f+00:00\"')"
+        " end"
+    ),
+}  # fmt: skip
+
+# a string orjson writes as it is between its quotes: printable ASCII but ``"`` and ``\\``
+_PLAIN = r"[ !#-\[\]-~]*"
+_RE2_SPECIAL = frozenset("\\.+*?()|[]{}^$")
+
+
+def query_json(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    depth: int,
+    order: tuple[str, ...],
+    **params: Any,
+) -> dict[str, CleanJson] | None:
+    """Per ``base_path``, the rows ``query_rows`` gives for that base (without their
+    base_path) as the JSON text of a list that ``redact.encode_json`` writes at ``depth``
+    (the containers around the list) of a document, written by DuckDB: turning 10k rows into
+    Python objects and encoding them was most of ``effect --json``. ``order``: the columns
+    of the query's own order by, unique per row. None when a row is one this cannot write
+    as orjson would (a column of another type, a string orjson escapes, another zone) or
+    holds a string that ``redact`` changes: the caller then asks ``query_rows``.
+    A base without rows has no entry."""
+    sql = sqlfiles.load(name)
+    return sql_json(con, sql, _bound(sql, params), depth, order)
+
+
+def sql_json(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    bound: dict[str, Any],
+    depth: int,
+    order: tuple[str, ...],
+) -> dict[str, CleanJson] | None:
+    """``query_json`` of the query text ``sql`` with its values ``bound``."""
+    described = con.execute(f"select * from (\n{sql}\n) limit 0", bound).description or []
+    columns = [(d[0], str(d[1])) for d in described if d[0] != "base_path"]
+    zone = con.execute("select current_setting('TimeZone')").fetchall()[0][0]
+    if not columns or any(kind not in _JSON_VALUES for _, kind in columns) or zone != "UTC":
+        return None
+    item, key = " " * (2 * depth + 2), " " * (2 * depth + 4)
+    pieces: dict[str, str] = {}
+    values = []
+    for i, (column, kind) in enumerate(columns):
+        pieces[f"json_piece_{i}"] = (
+            ("{\n" if i == 0 else ",\n") + key + orjson.dumps(column).decode() + ": "
+        )
+        at = _JSON_VALUES[kind].format(c=sqlfiles.quote_identifier(column))
+        values.append(f"$json_piece_{i}, {at}")
+    strings = [sqlfiles.quote_identifier(c) for c, kind in columns if kind == "VARCHAR"]
+    plain = " and ".join(f"({c} is null or regexp_full_match({c}, $json_plain))" for c in strings)
+    needles = "|".join(
+        "".join("\\" + ch if ch in _RE2_SPECIAL else ch for ch in n) for n in first_needles()
+    )
+    listed = ", ".join(strings)
+    shown = ", ".join(sqlfiles.quote_identifier(c) for c in order)
+    # each base's rows joined here: 10k strings handed to Python cost more than building them
+    text = (
+        f"select base_path, string_agg(text, $json_between order by {shown}) as text,"
+        " bool_and(plain), coalesce(list(strings) filter (strings is not null), [])"
+        f" from (select *, concat($json_start, {', '.join(values)}, $json_end) as text,"
+        f" {plain or 'true'} as plain,"
+        f" case when regexp_matches(lower(concat_ws(chr(10), {listed or 'null'})), $json_needles)"
+        f" then [{listed}] end as strings"
+        f" from (\n{sql}\n)) group by base_path"
+    )
+    extra = {**pieces, "json_start": item, "json_end": "\n" + item + "}", "json_between": ",\n",
+             "json_needles": needles, **({"json_plain": _PLAIN} if strings else {})}  # fmt: skip
+    out: dict[str, CleanJson] = {}
+    end = "\n" + " " * (2 * depth) + "]"
+    for base, rows, every_plain, unsure in con.execute(text, {**bound, **extra}).fetchall():
+        if not every_plain or any(redact(v) != v for row in unsure for v in row if v is not None):
+            return None
+        out[base] = CleanJson(("[\n" + rows + end).encode())
+    return out
 
 
 _Key = tuple[str, tuple[tuple[str, object], ...]]
@@ -636,21 +734,21 @@ def _ritual_cost(
     lesson: str | None,
 ) -> RitualCost:
     """``ritual_cost`` given the row of cost_scope of the same parameters."""
-    calls = query_columns(con, "cost_calls", RITUAL_COLUMNS, **params)
-    timed = sorted(call["duration_s"] for call in calls if call["timed"])
+    calls = ritual_calls(con, params)
+    timed = sorted(d for _, durations in calls.weeks.values() for d in durations)
+    count = sum(n for n, _ in calls.weeks.values())
     seconds = exact_sum(timed)
     weeks = int(scope["weeks"] or 0)
     active = float(scope["active_seconds"] or 0.0)
     inside = 0.0  # no call, no time inside one: the query would scan every event to say so
-    if calls:
-        ids = [call["tool_use_id"] for call in calls]
-        found = query_rows(con, "cost_active", **params, call_ids=ids)
+    if count:
+        found = query_rows(con, "cost_active", **params, call_ids=calls.ids)
         inside = float(found[0]["active_seconds"])
     return {
         "pattern": params["pattern"],
         "lesson": lesson,
-        "calls": len(calls),
-        "untimed_calls": len(calls) - len(timed),
+        "calls": count,
+        "untimed_calls": count - len(timed),
         "total_hours": seconds / 3600,
         "hours_per_week": (seconds / 3600 / weeks) if weeks else None,
         "weeks": weeks,
@@ -687,15 +785,51 @@ def linear_quantile(ordered: list[float], q: float) -> float | None:
     return float((position - low) * (upper - lower) + lower)
 
 
-def _hours_by_week(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class RitualCalls:
+    """The calls of ``queries/cost_calls.sql`` as a ritual's numbers use them: per ISO
+    week of the call (None: a call without a time), its calls and the durations of its
+    timed ones; and every call's tool_use_id."""
+
+    weeks: dict[str | None, tuple[int, list[float]]]
+    ids: list[str]
+
+
+def ritual_calls(
+    con: duckdb.DuckDBPyConnection, params: dict[str, Any], *, ids: bool = True
+) -> RitualCalls:
+    """``RitualCalls`` of cost_calls with ``params``: grouped by week in DuckDB, which hands
+    over a few lists instead of a Python row per call (13k calls on D: 4 columns of each
+    were most of ``cost --rituals``). Inside ``remembering`` from the remembered rows.
+    Without ``ids`` no id is handed over (``ids`` empty): the effects' costs need only the
+    durations."""
+    sql = sqlfiles.load("cost_calls")
+    weeks: dict[str | None, tuple[int, list[float]]] = {}
+    found: list[str] = []
+    if remembers(con):
+        import polars as pl  # the memo's answers are frames already
+
+        frame = run_sql(con, sql, params)
+        timed = pl.col("duration_s").filter(pl.col("timed"))
+        by_week = frame.group_by("week").agg(pl.len(), timed)
+        for week, count, durations in by_week.iter_rows():
+            weeks[week] = (count, durations)
+        return RitualCalls(weeks, frame.get_column("tool_use_id").to_list() if ids else [])
+    listed = "list(tool_use_id)" if ids else "[]"
+    grouped = (
+        "select week, count(*) as calls, coalesce(list(duration_s) filter (timed), [])"
+        f" as durations, {listed} as ids from (\n{sql}\n) group by week"
+    )
+    for row in _fetch(con, grouped, _bound(sql, params)):
+        weeks[row["week"]] = (row["calls"], row["durations"])
+        found.extend(row["ids"])
+    return RitualCalls(weeks, found)
+
+
+def _hours_by_week(calls: RitualCalls) -> list[dict[str, Any]]:
     """Calls and timed hours per ISO week of the call, by week (a call without a time
     first, as its week is null)."""
-    weeks: dict[str | None, tuple[int, list[float]]] = {}
-    for call in calls:
-        count, durations = weeks.get(call["week"], (0, []))
-        if call["timed"]:
-            durations.append(call["duration_s"])
-        weeks[call["week"]] = (count + 1, durations)
+    weeks = calls.weeks
     ordered = sorted(weeks, key=lambda week: (week is not None, week or ""))
     return [
         {"week": week, "calls": weeks[week][0], "hours": exact_sum(weeks[week][1]) / 3600}
@@ -723,20 +857,75 @@ def cost_document(
         check_pattern(con, pattern)
         rituals.append(ritual_cost(con, pattern, filters, None, gap_cap_s))
     else:
-        scopes: dict[str, dict[str, Any]] = {}  # the rituals of a base share its sessions
-        measured: dict[tuple[str, str], RitualCost] = {}  # two lessons may share a ritual
-        for item in lesson_rituals(con, filters, lesson):
+        items = lesson_rituals(con, filters, lesson)
+        patterns: dict[str, list[str]] = {}  # each base's rituals (two lessons may share one)
+        for item in items:
+            found = patterns.setdefault(item["base_path"], [])
+            if item["ritual"] not in found:
+                found.append(item["ritual"])
+        measured = _bases_rituals(con, patterns, filters, gap_cap_s)
+        for item in items:
             base, ritual = item["base_path"], item["ritual"]
-            scoped = Filters((base,), filters.since, filters.until)
-            if (base, ritual) not in measured:
-                params = {**scoped.params(), "pattern": ritual, "gap_cap_s": gap_cap_s}
-                if base not in scopes:
-                    scopes[base] = query_rows(con, "cost_scope", **params)[0]
-                measured[(base, ritual)] = _ritual_cost(con, params, scopes[base], scoped, None)
-            entry = measured[(base, ritual)]
+            entry = measured[base][ritual]
             weeks = [CostWeek(**week) for week in entry["by_week"]]  # no week shared by two
             rituals.append({"base": base, **entry, "lesson": item["lesson_id"], "by_week": weeks})
     return {"schema": schema("cost"), "generated_at": generated_at(), "rituals": rituals}
+
+
+def _bases_rituals(
+    con: duckdb.DuckDBPyConnection,
+    patterns: dict[str, list[str]],
+    filters: Filters,
+    gap_cap_s: float,
+) -> dict[str, dict[str, RitualCost]]:
+    """Per base, the cost of each of its rituals. Two bases or more are measured on two
+    cursors of their own threads: DuckDB runs most of these small queries on one core, so
+    one base's queries run while another's wait (``cost --rituals`` on D: 3 bases, 13
+    queries). Not inside ``remembering``, whose memo is the connection's."""
+    if remembers(con) or len(patterns) < 2:
+        return {
+            b: _base_rituals(con, b, shown, filters, gap_cap_s) for b, shown in patterns.items()
+        }
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        found = {
+            base: pool.submit(on_cursor, _base_rituals, con, base, shown, filters, gap_cap_s)
+            for base, shown in patterns.items()
+        }
+        return {base: future.result() for base, future in found.items()}
+
+
+def _base_rituals(
+    con: duckdb.DuckDBPyConnection,
+    base: str,
+    shown: list[str],
+    filters: Filters,
+    gap_cap_s: float,
+) -> dict[str, RitualCost]:
+    """The cost of each ritual of ``shown`` over the sessions of ``base``, which they
+    share (one cost_scope)."""
+    scoped = Filters((base,), filters.since, filters.until)
+    scope: dict[str, Any] | None = None
+    out: dict[str, RitualCost] = {}
+    for ritual in shown:
+        params = {**scoped.params(), "pattern": ritual, "gap_cap_s": gap_cap_s}
+        if scope is None:
+            scope = query_rows(con, "cost_scope", **params)[0]
+        out[ritual] = _ritual_cost(con, params, scope, scoped, None)
+    return out
+
+
+def on_cursor(read: Callable[..., _R], con: duckdb.DuckDBPyConnection, *args: Any) -> _R:
+    """``read(cursor, *args)`` on a cursor of ``con`` of its own (``warehouse.cursor``, for
+    a thread of its own), closed after."""
+    from lessons_analytics import warehouse
+
+    other = warehouse.cursor(con)
+    try:
+        return read(other, *args)
+    finally:
+        other.close()
 
 
 def recalled_document(

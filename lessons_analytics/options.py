@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TypeVar
 
 import click
-import orjson
 
 from lessons_analytics.settings import Settings
 
@@ -77,15 +76,9 @@ def filter_options(func: F) -> F:
 def echo_json(document: object) -> None:
     """The single JSON document of a command, on stdout, every string in it redacted (the
     evidence of ``hits``/``recalled`` quotes transcripts)."""
-    from lessons_analytics.redact import redact_json
+    from lessons_analytics.redact import encode_json
 
-    encoded = orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS)
-    click.echo(
-        orjson.dumps(
-            redact_json(encoded),
-            option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS,
-        )
-    )
+    click.echo(encode_json(document))
 
 
 def warn(message: str, ctx: AppContext | None = None) -> None:

@@ -25,6 +25,7 @@ from lessons_analytics.effect import (
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.interventions import intervention_windows
 from lessons_analytics.metrics import Filters
+from lessons_analytics.redact import CleanJson, encode_json, redact_json
 from lessons_analytics.settings import Thresholds
 from tests.support import effect_scenario as es
 
@@ -476,3 +477,72 @@ def test_the_threads_cursors_read_in_utc(con: duckdb.DuckDBPyConnection) -> None
         assert stamp.utcoffset() == timedelta(0)
     finally:
         other.close()
+
+
+def test_evidence_as_text_encodes_as_the_rows(con: duckdb.DuckDBPyConnection) -> None:
+    # `effect --json` has DuckDB write the evidence rows (metrics.query_json): the output
+    # must be the bytes the rows give
+    doc = effect_document(con, Filters(), THRESHOLDS, as_text=True)
+    (entry,) = doc["bases"]
+    assert isinstance(entry["evidence"], CleanJson)
+    rows = effect_document(con, Filters(), THRESHOLDS)
+    assert rows["bases"][0]["evidence"]
+    text, plain = encode_json(doc), encode_json(rows)
+    assert text.replace(doc["generated_at"].encode(), b"") == plain.replace(
+        rows["generated_at"].encode(), b""
+    )
+
+
+# (value SQL, whether sql_json writes it): strings orjson escapes, non-ASCII and a secret
+# redact changes are left to the rows; a needle redact leaves as it is is written
+_VALUES = [
+    ("'plain /path/to-it.jsonl'", True),
+    ("'ACCA acca token -u: sk-'", True),
+    ("'a \"quoted\" word'", False),
+    ("'back\\slash'", False),
+    ("'new' || chr(10) || 'line'", False),
+    ("'tab' || chr(9)", False),
+    ("'café'", False),
+    ("'password=hunter2'", False),
+    ("'curl -H ''Authorization: Bearer abcdefgh'''", False),
+    ("null::varchar", True),
+]
+_OTHERS = (
+    "timestamptz '2026-08-25 15:19:23.851+00' as at_ms, timestamptz '1969-12-31 23:59:59+00'"
+    " as at_s, timestamptz '1960-01-01 00:00:00.000001+00' as at_us, null::timestamptz as at_null,"
+    " true as yes, false as no, null::boolean as maybe, 42::bigint as n, -7::integer as m,"
+    " null::bigint as none_"
+)
+
+
+@pytest.mark.parametrize(("value", "written"), _VALUES)
+def test_sql_json_writes_what_orjson_writes(value: str, written: bool) -> None:
+    con = duckdb.connect()
+    con.execute("set TimeZone = 'UTC'")
+    sql = (
+        f"select base_path, k, {value} as s, {_OTHERS}"
+        " from (values ('b1', 2), ('b1', 1), ('b2', 3)) as t(base_path, k) order by base_path, k"
+    )
+    found = metrics.sql_json(con, sql, {}, 3, ("base_path", "k"))
+    assert (found is not None) == written
+    if found is None:
+        return
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for row in metrics._fetch(con, sql, {}):
+        rows.setdefault(row.pop("base_path"), []).append(row)
+    assert set(found) == set(rows)
+    for base, listed in rows.items():
+        doc = {"bases": [{"base": base, "evidence": listed, "after": 1}]}
+        text = {"bases": [{"base": base, "evidence": found[base], "after": 1}]}
+        assert encode_json(text) == encode_json(doc)
+
+
+def test_encode_json_redacts_as_before() -> None:
+    doc = {"a": ["password=hunter2", {"k": 1.5, "t": datetime(2026, 1, 2, tzinfo=UTC)}], 3: None}
+    old = orjson.dumps(
+        redact_json(orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS)),
+        option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS,
+    )
+    assert encode_json(doc) == old and b"hunter2" not in old
+    clean = {"a": [1, "x"], "b": CleanJson(b'[\n    "sk-"\n  ]')}
+    assert encode_json(clean) == b'{\n  "a": [\n    1,\n    "x"\n  ],\n  "b": [\n    "sk-"\n  ]\n}'

@@ -26,7 +26,11 @@ def effect_cmd(
     """
     thresholds = app.settings.thresholds
     doc = analysis(
-        app, lambda con, chosen: effect_document(con, chosen, thresholds), bases, since, until
+        app,
+        lambda con, chosen: effect_document(con, chosen, thresholds, as_text=as_json),
+        bases,
+        since,
+        until,
     )
     if as_json:
         echo_json(doc)
