@@ -197,6 +197,17 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
         )
 
 
+def holds_file_rows(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any table of a transcript file's rows holds a row (a cold run's have none)."""
+    from lessons_analytics.schema import FILE_TABLES
+
+    # a row of each table at most (``exists`` of each, or'ed, read whole tables)
+    firsts = " union all ".join(
+        f"(select 1 from {quote_identifier(t)} limit 1)" for t in FILE_TABLES
+    )
+    return bool(con.execute(f"select count(*) from ({firsts})").fetchall()[0][0])
+
+
 def write_states(con: duckdb.DuckDBPyConnection, states: list[FileRow]) -> None:
     if not states:
         return
