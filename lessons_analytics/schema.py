@@ -540,8 +540,9 @@ class Columns(Generic[Row]):
     def frame(self, instants: dict[str, int | None] | None = None) -> pl.DataFrame:
         """The rows as a frame of the table's types. Rows added unchecked are checked here,
         all at once: ``BadValue`` (or ``UnknownColumn``) when a value does not fit, without
-        saying which. ``instants`` (text -> ``instant_us``) is read and filled: the frames
-        of one batch share it, since a line's rows in several tables share its timestamp."""
+        saying which. ``instants`` (text -> ``instant_us``, for the texts not read
+        column-wise) is read and filled: the frames of one batch share it, since a line's
+        rows in several tables share its timestamp."""
         import polars as pl
 
         schema = _as_text(self.table)
@@ -551,25 +552,43 @@ class Columns(Generic[Row]):
             frame = _checked_frame(self.table, self.rows)
         known = {} if instants is None else instants
         stamps = []
+        utc = pl.Datetime("us", "UTC")  # polars_type(Ts), typed for strptime
         for column in _STAMPS[self.table]:
-            # each distinct text read once (``instant_us``), the column then mapped to those
-            # integers in Polars; a text that is no instant fails an unchecked frame (rows
-            # added checked hold none) and is null otherwise
-            texts = frame.get_column(column).drop_nulls().unique()
-            keys = texts.to_list()
+            texts = frame.get_column(column)
+            # the texts of the one shape both runtimes write (``...T09:00:00.123Z``, ASCII
+            # digits, fields in range, a year from 1000 on) are read column-wise: there
+            # ``fromisoformat`` and Polars agree, and a date that is no day (02-30) comes
+            # out null; every other text is read by ``_read_instant``, each distinct text
+            # once (``known``), and mapped to those integers in Polars
+            fast = frame.select(
+                pl.when(pl.col(column).str.contains(_MILLIS_Z))
+                .then(pl.col(column).str.strptime(utc, _MILLIS_Z_FORMAT, strict=False))
+                .alias(column)
+            ).to_series()
+            rest = texts.filter(fast.is_null() & texts.is_not_null()).unique()
+            if rest.is_empty():
+                stamps.append(fast)
+                continue
+            keys = rest.to_list()
             new = [text for text in keys if text not in known]
             known.update(zip(new, map(_read_instant, new), strict=True))
             micros = list(map(known.__getitem__, keys))
+            # a text that is no instant fails an unchecked frame (rows added checked hold
+            # none) and is null otherwise
             if not self.checked and None in micros:
                 raise BadValue(f"{self.table}.{column}: a value is not a valid ts")
-            stamps.append(
-                pl.col(column)
-                .replace_strict(texts, micros, default=None, return_dtype=pl.Int64)
-                .cast(polars_type(Ts))
-            )
+            slow = texts.replace_strict(rest, micros, default=None, return_dtype=pl.Int64)
+            stamps.append(fast.fill_null(slow.cast(utc)))
         return frame.with_columns(stamps)
 
 
+# an instant to the millisecond in UTC, as Claude Code and Codex write every timestamp: a
+# strict pattern, so that what Polars reads of it is what ``_read_instant`` reads
+_MILLIS_Z = (
+    r"^[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}Z$"
+)
+_MILLIS_Z_FORMAT = "%Y-%m-%dT%H:%M:%S%.3fZ"
 _STAMPS = {
     table: [name for name, t in cols.items() if t == Ts] for table, cols in RAW_TABLES.items()
 }

@@ -5,6 +5,7 @@ parse read every value with the format of the column's first and stored the othe
 from __future__ import annotations
 
 import json
+import random
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 
 from lessons_analytics import warehouse
 from lessons_analytics.ingestion import ingest
-from lessons_analytics.schema import Columns, instant_us
+from lessons_analytics.schema import BadValue, Columns, instant_us
 from tests.test_load_hostile import SESSION, claude_call
 
 SHAPES = [
@@ -102,3 +103,52 @@ def test_an_ingested_file_of_mixed_shapes_keeps_each_lines_instant(
     for table in ("raw_events", "raw_tool_calls"):
         rows = con.execute(f"select line_no, ts from {table} order by line_no").fetchall()
         assert [ts for _n, ts in rows] == list(map(expected, texts)), table
+
+
+def _near_misses(seed: int, count: int) -> list[str]:
+    """Texts of the shape both runtimes write (``2026-01-05T09:00:00.123Z``) and its near
+    misses: fields out of range, days that are not in their month, year 0 and years before
+    1000, other digits, a fraction of another length, another zone, a leap second."""
+    rng = random.Random(seed)
+    digits = "0123456789"
+    texts = []
+    for _ in range(count):
+        year = rng.choice(["2026", "2024", "2100", "2000", "1900", "0000", "0999", "1000",
+                           "9999", "1970", "1969", "٢٠٢٦"])  # fmt: skip
+        month = rng.choice(["01", "02", "04", "06", "09", "11", "12", "00", "13", "1"])
+        day = rng.choice(["01", "28", "29", "30", "31", "00", "32", "5", "١٥"])
+        hour = rng.choice(["00", "09", "23", "24", "9"])
+        minute = rng.choice(["00", "59", "60"])
+        second = rng.choice(["00", "30", "59", "60", "61"])
+        fraction = rng.choice(
+            ["." + "".join(rng.choices(digits, k=3))] * 6 + ["", ".1", ".1234", ".123456"]
+        )
+        zone = rng.choice(["Z"] * 6 + ["", "+00:00", "z", " Z", "Z "])
+        texts.append(f"{year}-{month}-{day}T{hour}:{minute}:{second}{fraction}{zone}")
+    return texts
+
+
+def test_the_column_wise_reading_is_instant_us_text_by_text() -> None:
+    # a checked frame reads whatever its rows hold: each text is what instant_us makes of it,
+    # a text that is no instant null (an unchecked frame refuses it: below)
+    texts = _near_misses(14, 4000)
+    columns: Columns[Any] = Columns("raw_mentions")
+    columns.rows.extend({"line_no": n, "ts": text} for n, text in enumerate(texts))
+    frame = columns.frame()
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    got = [None if ts is None else (ts - epoch) // timedelta(microseconds=1)
+           for ts in frame.get_column("ts").to_list()]  # fmt: skip
+    assert got == [instant_us(text) for text in texts]
+    assert None in got and any(got)  # both kinds were drawn
+
+
+def test_an_unchecked_frame_refuses_each_text_that_is_no_instant() -> None:
+    refused = [text for text in _near_misses(15, 600) if instant_us(text) is None]
+    assert refused
+    for text in refused:
+        columns: Columns[Any] = Columns("raw_mentions")
+        columns.checked = False
+        columns.add({"line_no": 1, "ts": "2026-01-05T09:00:00.123Z"})
+        columns.add({"line_no": 2, "ts": text})
+        with pytest.raises(BadValue):
+            columns.frame()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -36,3 +37,31 @@ def test_pool_and_spool_equal_one_process(tmp_path: Path, monkeypatch: pytest.Mo
     assert report.files_loaded == 25
     assert _dump(parallel) == _dump(serial)
     assert not list(tmp_path.glob(".spool-*"))  # the spool is removed
+
+
+def test_a_load_of_many_chunks_forgets_the_rows_of_rewritten_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a load of more than one chunk asks once whether there are rows to forget (a cold run
+    # has none): every file rewritten under a loaded warehouse still replaces its rows
+    tree = tmp_path / "tree"
+    for source in ("projects", "codex"):
+        shutil.copytree(DATA / source, tree / source)
+    sources = [tree / "projects", tree / "codex"]
+    monkeypatch.setattr(load, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(load, "CHUNK_BYTES", 4096)
+    db = tmp_path / "w.duckdb"
+    ingest(db, sources)
+    rewritten = 0
+    for path in sorted(tree.rglob("*.jsonl")):
+        lines = path.read_text().splitlines(keepends=True)
+        if len(lines) > 1:
+            # another head, read again from the top; a byte longer, so that it is a chunk
+            path.write_text("".join(lines[::-1]) + "\n")
+            rewritten += 1
+    assert rewritten > 4
+    monkeypatch.setattr(load, "CHUNK_BYTES", 1)  # a chunk per file
+    ingest(db, sources)
+    fresh = tmp_path / "fresh.duckdb"
+    ingest(fresh, sources)
+    assert _dump(db) == _dump(fresh)

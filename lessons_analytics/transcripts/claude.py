@@ -66,33 +66,34 @@ class ClaudeFileParser:
         self.batch.events.add(env)
 
     def _envelope(self, line_no: int, record: JsonObject, kind: str) -> EventRow:
-        uuid = record.get("uuid")
-        is_sidechain = bool(record.get("isSidechain"))
-        agent_id = record.get("agentId") or self.agent_hint
+        get = record.get  # some twenty keys read per line
+        uuid = get("uuid")
+        is_sidechain = bool(get("isSidechain"))
+        agent_id = get("agentId") or self.agent_hint
         if is_sidechain and agent_id is None and isinstance(uuid, str):
-            agent_id = self._sidechain_agent(uuid, record.get("parentUuid"))
-        ts = record.get("timestamp")
+            agent_id = self._sidechain_agent(uuid, get("parentUuid"))
+        ts = get("timestamp")
         if ts is None and kind == "file-history-snapshot":
-            snapshot = record.get("snapshot")
+            snapshot = get("snapshot")
             ts = snapshot.get("timestamp") if isinstance(snapshot, dict) else None
         return {
             "file_id": self.file_id,
             "line_no": line_no,
             "runtime": "claude",
             "line_type": kind,
-            "subtype": record.get("subtype"),
+            "subtype": get("subtype"),
             "is_known_type": True,
             "uuid": uuid,
-            "parent_uuid": record.get("parentUuid"),
-            "session_id": record.get("sessionId"),
+            "parent_uuid": get("parentUuid"),
+            "session_id": get("sessionId"),
             "agent_id": agent_id,
             "is_sidechain": is_sidechain,
             "ts": ts,  # a number or a non-ISO string is a wrong type: the line is rejected
-            "cwd": record.get("cwd"),
-            "version": record.get("version"),
-            "request_id": record.get("requestId"),
-            "is_meta": bool(record.get("isMeta")),
-            "is_api_error": bool(record.get("isApiErrorMessage")),
+            "cwd": get("cwd"),
+            "version": get("version"),
+            "request_id": get("requestId"),
+            "is_meta": bool(get("isMeta")),
+            "is_api_error": bool(get("isApiErrorMessage")),
         }
 
     def _sidechain_agent(self, uuid: str, parent: object) -> str:
