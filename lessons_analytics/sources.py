@@ -102,7 +102,6 @@ def _scan_folder(top: str, found: dict[str, list[int]]) -> bool:
     folders = [top]
     while folders:
         dirpath = folders.pop()
-        parent = os.path.basename(dirpath)
         prefix = dirpath if dirpath.endswith(os.sep) else dirpath + os.sep
         try:
             with os.scandir(dirpath) as entries:
@@ -116,7 +115,7 @@ def _scan_folder(top: str, found: dict[str, list[int]]) -> bool:
                         if not entry.is_symlink():
                             folders.append(prefix + name)
                     elif name.endswith(".jsonl") or (
-                        name.endswith(".json") and _classify(name, name, parent) is not None
+                        name.endswith(".json") and _json_kind(name) is not None
                     ):  # every *.jsonl is a transcript, a *.json only by its name
                         path = prefix + name
                         if not path.isascii() and not _utf8(path):
@@ -153,14 +152,22 @@ def classify(path: str) -> SourceFile | None:
     return _classify(path, os.path.basename(path), os.path.basename(os.path.dirname(path)))
 
 
+def _json_kind(name: str) -> tuple[str, str] | None:
+    """(runtime, kind) of a ``*.json`` file by its name, None for one that is no transcript:
+    asked of every such file a listing meets (a subagent's meta file beside each run)
+    without making a ``SourceFile``."""
+    if name.startswith("agent-") and name.endswith(".meta.json"):
+        return "claude", "meta"
+    if name.startswith("rollout-"):
+        return "codex", "legacy"  # the TypeScript CLI's {session, items}
+    return None
+
+
 def _classify(path: str, name: str, parent: str) -> SourceFile | None:
     """``classify`` with the file's name and its folder's name already split off."""
-    if not name.endswith((".jsonl", ".json")):
-        return None
-    if name.endswith(".meta.json") and name.startswith("agent-"):
-        return SourceFile(path, "claude", "meta")
-    if name.endswith(".json") and name.startswith("rollout-"):
-        return SourceFile(path, "codex", "legacy")  # the TypeScript CLI's {session, items}
+    if name.endswith(".json"):
+        kind = _json_kind(name)
+        return None if kind is None else SourceFile(path, *kind)
     if not name.endswith(".jsonl"):
         return None
     if name.startswith("rollout-"):
