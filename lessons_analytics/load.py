@@ -244,8 +244,8 @@ def _parse_lines(
 ) -> tuple[int, int]:
     end = data.rfind(b"\n") + 1
     parser = _parser(source, file_id, batch, context)
-    # unchecked, a line is parsed here, without ``_parse_line``'s call per line (the
-    # same ``_Recheck`` on any failure); checked, it goes through ``_parse_line``
+    # unchecked, a line is parsed here, without a call per line, and any failure sends the
+    # file back to be parsed checked (``_Recheck``); checked, it goes through ``_parse_line``
     line = None if batch.checked else parser.line
     loads = orjson.loads
     count = 0
@@ -278,15 +278,9 @@ def _parse_lines(
 def _parse_line(
     parser: TranscriptParser, number: int, record: JsonObject, batch: Batch, context: JsonObject
 ) -> str | None:
-    """Parse one line whole or not at all: on failure its rows are taken back out of every
-    table and the parser's context (session, cwd) is restored. Returns why it failed; raises
-    ``_Recheck`` instead while rows go unchecked (``_load_lines``)."""
-    if not batch.checked:
-        try:
-            parser.line(number, record)
-        except Exception as exc:  # noqa: BLE001 - parsed again, checked
-            raise _Recheck from exc
-        return None
+    """Parse one line, rows checked, whole or not at all: on failure its rows are taken back
+    out of every table and the parser's context (session, cwd) is restored. Returns why it
+    failed. (Unchecked, ``_parse_lines`` parses a line itself and raises ``_Recheck``.)"""
     mark = batch.mark()
     saved = dict(context)
     try:
