@@ -42,8 +42,9 @@ def test_pool_and_spool_equal_one_process(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_load_of_many_chunks_forgets_the_rows_of_rewritten_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a load of more than one chunk asks once whether there are rows to forget (a cold run
-    # has none): every file rewritten under a loaded warehouse still replaces its rows
+    # each chunk asks which of its files read from the top have rows to forget
+    # (warehouse.files_with_rows: a cold run's have none): every file rewritten under a
+    # loaded warehouse, a chunk each, still replaces its rows
     tree = tmp_path / "tree"
     for source in ("projects", "codex"):
         shutil.copytree(DATA / source, tree / source)
