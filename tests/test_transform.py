@@ -51,6 +51,8 @@ def test_temp_models_are_views_in_the_file_and_give_the_build_s_rows(db: Path) -
     assert "int_events_deduplicated" in _temp_models()
     con = warehouse.connect(db)
     transform.build(con)
+    # the build's temporary tables are gone before its commit (which would copy their rows)
+    assert con.execute("select table_name from duckdb_tables() where temporary").fetchall() == []
     during = sorted(
         con.execute("select session_id, line_no from int_events_deduplicated").fetchall()
     )
