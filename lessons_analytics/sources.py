@@ -6,8 +6,9 @@ stat the files before it imports either.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +97,14 @@ def scan(paths: Iterable[Path]) -> dict[str, list[int]] | None:
     return found
 
 
+# Where the platform allows it (not on Windows), each folder is listed through a descriptor
+# of its own, so that a file's stat names it relative to its folder (``fstatat``) rather than
+# by its whole path, which the kernel would walk again from the root for every file. The
+# scan is mostly kernel time: on the D corpus at 1.25 GB (51,300 files) its system time went
+# 0.164 -> 0.135 s, the scan 0.256 -> 0.240 s (medians of 6, alternating).
+_BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
+
+
 def _scan_folder(top: str, found: dict[str, list[int]]) -> bool:
     """One folder of ``scan`` and those below it, as ``os.walk`` (not following links to
     folders) walks them; False when something makes the listing unusable."""
@@ -104,7 +113,7 @@ def _scan_folder(top: str, found: dict[str, list[int]]) -> bool:
         dirpath = folders.pop()
         prefix = dirpath if dirpath.endswith(os.sep) else dirpath + os.sep
         try:
-            with os.scandir(dirpath) as entries:
+            with _listing(dirpath) as entries:
                 for entry in entries:
                     name = entry.name
                     try:
@@ -125,6 +134,21 @@ def _scan_folder(top: str, found: dict[str, list[int]]) -> bool:
         except OSError:  # an unreadable folder, or a file that cannot be stat'ed
             return False
     return True
+
+
+@contextlib.contextmanager
+def _listing(folder: str) -> Iterator[Iterator[os.DirEntry[str]]]:
+    """``os.scandir`` of ``folder``, through a descriptor of it where ``_BY_DESCRIPTOR``."""
+    if not _BY_DESCRIPTOR:
+        with os.scandir(folder) as entries:
+            yield entries
+        return
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with os.scandir(descriptor) as entries:
+            yield entries
+    finally:
+        os.close(descriptor)
 
 
 def _utf8(path: str) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lessons_analytics import sources
 from lessons_analytics.errors import SourceNotFound
 from lessons_analytics.sources import discover, scan
 from lessons_analytics.unchanged import _listing
@@ -42,6 +43,13 @@ def _long_way(paths: list[Path]) -> dict[str, list[int]] | None:
     return _listing(discover(paths))
 
 
+@pytest.fixture(params=[True, False], ids=["by-descriptor", "by-path"])
+def listing_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each folder listed through a descriptor (POSIX) and by its path (Windows' way)."""
+    monkeypatch.setattr(sources, "_BY_DESCRIPTOR", request.param)
+
+
+@pytest.mark.usefixtures("listing_kind")
 def test_scan_lists_and_stats_what_discover_lists(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     for paths in (
@@ -57,6 +65,7 @@ def test_scan_lists_and_stats_what_discover_lists(tmp_path: Path) -> None:
     assert len(scan([root]) or {}) == 10  # every transcript, none of the others
 
 
+@pytest.mark.usefixtures("listing_kind")
 def test_a_broken_link_gives_up_as_the_stat_does(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     os.symlink(root / "gone.jsonl", root / "projects" / "-home-p" / "broken.jsonl")
@@ -64,6 +73,7 @@ def test_a_broken_link_gives_up_as_the_stat_does(tmp_path: Path) -> None:
     assert _long_way([root]) is None
 
 
+@pytest.mark.usefixtures("listing_kind")
 def test_a_name_that_is_not_utf8_gives_up(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     bad = root / "projects" / "-home-p" / "bad \udcff.jsonl"
@@ -72,6 +82,7 @@ def test_a_name_that_is_not_utf8_gives_up(tmp_path: Path) -> None:
     assert _long_way([root]) is None
 
 
+@pytest.mark.usefixtures("listing_kind")
 def test_an_unreadable_folder_gives_up(tmp_path: Path) -> None:
     if os.geteuid() == 0:
         pytest.skip("root lists every folder")
