@@ -7,8 +7,9 @@ its raw tables are used. Each run copies them into a fresh file inside one trans
 cold ingest has them before its build, then times every model of ``sql/`` (CPU seconds of the
 process, all of DuckDB's threads, and wall), the commit, and the file's size; last it prints
 the marts' row counts and order-free checksums (as bench_speed.py does), so two checkouts can
-be compared (`--code DIR` runs another checkout's models). Medians over the runs; nothing here
-asserts a time.
+be compared (`--code DIR` runs another checkout's models), and the most the build spilled to
+disk beyond its memory limit (`--memory-limit 4GB` builds under another limit than
+``warehouse.connect``'s). Medians over the runs; nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ for old in (target, target + ".wal"):
         os.unlink(old)
 models = {path.stem for path in layer_files()}
 con = warehouse.connect(__import__("pathlib").Path(target))
+if len(sys.argv) > 3:  # --memory-limit: the build's spill against another limit than connect's
+    con.execute("set memory_limit = $limit", {"limit": sys.argv[3]})
 con.execute(f"attach '{source}' as src (read_only)")
 raw = [name for (name,) in con.execute(
     "select table_name from duckdb_tables() where database_name = 'src'"
@@ -57,10 +60,14 @@ took("(raw tables)", start)
 # does since _build_one collects them) is timed doing so
 collects = len(inspect.signature(transform._build_one).parameters) == 3
 temps = []
+spilled = 0
 for path in layer_files():
     start = clock()
     transform._build_one(con, path, temps) if collects else transform._build_one(con, path)
     took(path.stem, start)
+    # what the build holds beyond the memory limit, spilled to the temporary folder
+    spilled = max(spilled, con.execute(
+        "select coalesce(sum(size), 0) from duckdb_temporary_files()").fetchall()[0][0])
 start = clock()
 for stem in temps:
     con.execute(f"drop table temp.main.{quote_identifier(stem)}")
@@ -82,7 +89,7 @@ sizes = {name: size for name, size in con.execute(
     "select table_name, estimated_size from duckdb_tables() where not temporary").fetchall()}
 con.close()
 print(json.dumps({"times": times, "marts": marts, "bytes": os.path.getsize(target),
-                  "stored": sizes}))
+                  "stored": sizes, "spilled": spilled}))
 """
 
 
@@ -91,12 +98,14 @@ class Run(TypedDict):
     marts: dict[str, list[int]]
     bytes: int
     stored: dict[str, int]
+    spilled: int  # the most the build had spilled to disk at the end of a model
 
 
-def one_run(code: Path, source: Path, target: Path) -> Run:
+def one_run(code: Path, source: Path, target: Path, memory_limit: str | None = None) -> Run:
     env = dict(os.environ, PYTHONPATH=str(code))
+    limit = [memory_limit] if memory_limit else []
     done = subprocess.run(
-        [sys.executable, "-c", _ONE_RUN, str(source), str(target)],
+        [sys.executable, "-c", _ONE_RUN, str(source), str(target), *limit],
         check=False,
         capture_output=True,
         text=True,
@@ -116,13 +125,16 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/la-build"))
     parser.add_argument("--code", type=Path, default=ROOT)
     parser.add_argument("--json", type=Path, help="also write the medians here")
+    parser.add_argument(
+        "--memory-limit", help="DuckDB's memory_limit for the build (default: connect's)"
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     target = args.work / "build.duckdb"
     runs: list[Run] = []
     for _ in range(args.runs):
         started = time.perf_counter()
-        runs.append(one_run(args.code, args.warehouse.resolve(), target))
+        runs.append(one_run(args.code, args.warehouse.resolve(), target, args.memory_limit))
         print(f"  run {len(runs)}: {time.perf_counter() - started:.1f} s", file=sys.stderr)
     names = list(runs[0]["times"])
     cpu = {n: statistics.median(r["times"][n][0] for r in runs) for n in names}
@@ -135,6 +147,8 @@ def main() -> None:
     total_cpu, total_wall = sum(cpu[n] for n in models), sum(wall[n] for n in models)
     print(f"{'(all models)':34} {total_cpu:7.2f} {total_wall:7.2f}")
     print(f"file: {runs[0]['bytes'] / 1e6:.1f} MB")
+    spilled = statistics.median(r.get("spilled", 0) for r in runs)
+    print(f"spilled at most: {spilled / 1e6:.0f} MB (beyond the connection's memory limit)")
     biggest = sorted(runs[0]["stored"].items(), key=lambda item: -item[1])[:8]
     print("stored rows (k):", ", ".join(f"{n} {s / 1e3:.0f}" for n, s in biggest))
     marts = runs[0]["marts"]
