@@ -24,7 +24,7 @@ import polars as pl
 from lessons_analytics import metrics
 from lessons_analytics.redact import redact
 from lessons_analytics.report import actions, evidence, history
-from lessons_analytics.report.effect_section import effect_rows, intervention_rows
+from lessons_analytics.report.effect_section import effect_hits, effect_rows, intervention_rows
 from lessons_analytics.report.numbers import delta, share
 from lessons_analytics.settings import Thresholds
 from lessons_analytics.signs import warehouse_stats
@@ -86,13 +86,12 @@ def build_report_data(
     with (
         metrics.per_base(con, paths, PER_BASE),
         metrics.by_time(con, BY_TIME),
-        _alongside(con, paths, win.until, day, t) as aside,
+        _alongside(con, paths, win.until, t) as aside,
     ):
         sections = [
-            _base_section(con, base, name, win, t) for base, name in zip(paths, names, strict=True)
+            _base_section(con, base, name, win, day, t, aside)
+            for base, name in zip(paths, names, strict=True)
         ]
-        for section in sections:
-            _add_lessons(con, section, win, t, *aside()[section["base"]])
     return {
         "schema": SCHEMA,
         "week": win.week,
@@ -167,53 +166,39 @@ def _headline_documents(
     return docs
 
 
-# per base: its signs (from the warehouse), the effect of its lessons and its changes,
-# up to the end of the week
-Aside = dict[str, tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]]
+# per base: its lessons' hit sessions (effect_section.effect_hits) and its changes
+# (effect_section.intervention_rows), up to the end of the week
+Aside = dict[str, tuple[pl.DataFrame, list[dict[str, Any]]]]
 
 
 def _aside(
-    con: duckdb.DuckDBPyConnection, bases: list[str], until: datetime, as_of: date, t: Thresholds
+    con: duckdb.DuckDBPyConnection, bases: list[str], until: datetime, t: Thresholds
 ) -> Aside:
-    return {
-        base: (
-            _signs(con, base, as_of, t),
-            effect_rows(con, base, until, t),
-            intervention_rows(con, base, until, t),
-        )
-        for base in bases
-    }
+    with metrics.per_base(con, bases, PER_BASE):
+        hits = {base: effect_hits(con, base, until) for base in bases}
+        return {base: (hits[base], intervention_rows(con, base, until, t)) for base in bases}
 
 
 @contextmanager
 def _alongside(
-    con: duckdb.DuckDBPyConnection,
-    bases: list[str],
-    until: datetime,
-    as_of: date,
-    t: Thresholds,
+    con: duckdb.DuckDBPyConnection, bases: list[str], until: datetime, t: Thresholds
 ) -> Iterator[Callable[[], Aside]]:
     """``Aside`` of ``bases``, when asked. For the report's reader (read-only, inside
     ``remembering``) it is read on a cursor of its own thread while the caller reads the
-    rest of every section: DuckDB runs its queries (effect_lessons, effect_evidence,
-    effect_interventions, the signs' ...) without the GIL, on the other core. A memo is a
-    connection's, so the cursor has its own (per_base, by_time), and the one question
-    both ask, each ritual's calls of all time (cost_calls, 4 on D), is asked twice: the
-    choice is 0.08-0.16 CPU s more for the caller's thread 1.21 -> 0.89 CPU s and the
-    other's 0.50 (D, in one process, 6 paired runs), a wall time 0.3 s less when the
-    second core is free. Otherwise read on ``con`` when first asked (a writer's cursor
-    would not see what its open transaction wrote)."""
+    rest: DuckDB runs its two queries (effect_evidence, effect_interventions) without the
+    GIL, on the other core. No other part of the report asks them, so the cursor's memo
+    (its own: a memo is a connection's) repeats nothing of the caller's. Measured on D
+    (in one process, 6 paired runs): the caller's thread 1.13 -> 1.00 CPU s, the other
+    thread 0.17, the process the same; a wall time of that much less on an idle core.
+    Otherwise read on ``con`` when first asked, as before (a writer's cursor would not see
+    what its open transaction wrote)."""
     if not (metrics.remembers(con) and bases and _read_only(con)):
-        yield cache(lambda: _aside(con, bases, until, as_of, t))
+        yield cache(lambda: _aside(con, bases, until, t))
         return
 
     def read(other: duckdb.DuckDBPyConnection) -> Aside:
-        with (
-            metrics.remembering(other),
-            metrics.per_base(other, bases, PER_BASE),
-            metrics.by_time(other, BY_TIME),
-        ):
-            return _aside(other, bases, until, as_of, t)
+        with metrics.remembering(other):
+            return _aside(other, bases, until, t)
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         yield pool.submit(metrics.on_cursor, read, con).result
@@ -225,9 +210,14 @@ def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _base_section(
-    con: duckdb.DuckDBPyConnection, base: str, name: str, win: Window, t: Thresholds
+    con: duckdb.DuckDBPyConnection,
+    base: str,
+    name: str,
+    win: Window,
+    as_of: date,
+    t: Thresholds,
+    aside: Callable[[], Aside],
 ) -> dict[str, Any]:
-    """A base's section but for its lessons' part (``_add_lessons``)."""
     week = metrics.Filters((base,), win.since, win.until)
     previous = metrics.Filters((base,), win.previous_since, win.since)
     trend = metrics.Filters((base,), win.trend_since, win.until)
@@ -236,15 +226,22 @@ def _base_section(
     events, from_git = history.lesson_events(con, base, win.until)
     layouts = history.relayouts(con, base, win.until)
     in_window = set(win.weeks)
+    signs = _signs(con, base, as_of, t)
+    effects = effect_rows(con, base, win.until, t, lambda: aside()[base][0])
+    verdicts = {r["lesson_id"]: r["verdict"] for r in effects}
     return {
         "base": base,
         "name": name,
         "has_data": _has_data(docs),
+        "first": actions.base_actions(con, trend, len(win.weeks), t, signs, verdicts),
+        "effects": effects,
+        "interventions": aside()[base][1],
         "intervention_window": int(t["intervention_window_sessions"]),
         "headline": headline(docs, before),
         "evidence": evidence.headline_evidence(con, week, t, docs["cost"]),
         "documents": docs,
         "trend": _trend(con, trend, win, t),
+        "signs": signs,
         "ladder": ladder(con, base, win, t),
         "life": {
             "from_git": from_git,
@@ -256,24 +253,6 @@ def _base_section(
             a for a in history.chart_annotations(events, layouts) if a["week"] in in_window
         ],
     }
-
-
-def _add_lessons(
-    con: duckdb.DuckDBPyConnection,
-    section: dict[str, Any],
-    win: Window,
-    t: Thresholds,
-    signs: dict[str, Any],
-    effects: list[dict[str, Any]],
-    changes: list[dict[str, Any]],
-) -> None:
-    """A base's signs, lesson effects, changes and the actions they decide."""
-    trend = metrics.Filters((section["base"],), win.trend_since, win.until)
-    verdicts = {r["lesson_id"]: r["verdict"] for r in effects}
-    section["signs"] = signs
-    section["effects"] = effects
-    section["interventions"] = changes
-    section["first"] = actions.base_actions(con, trend, len(win.weeks), t, signs, verdicts)
 
 
 def _has_data(docs: dict[str, Any]) -> bool:
