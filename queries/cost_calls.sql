@@ -18,9 +18,22 @@ calls as (
         and ($until is null or called_at < $until)
         and (
             regexp_matches(command, $pattern)
-            or regexp_matches(
-                regexp_replace(command, '\s*(&&|\|\||;|\||\n)\s*', chr(10), 'g'),
-                '(?m)' || $pattern
+            -- split only a command with a separator: without one the split is the command
+            -- itself, on one line, where (?m) changes nothing (4k of 162k commands on D
+            -- have one; the split of every command was half of this filter's time)
+            or (
+                (
+                    contains(command, ';')
+                    or contains(command, '|')
+                    or contains(command, '&&')
+                    or contains(command, chr(10))
+                )
+                and regexp_matches(
+                    regexp_replace(
+                        command, '\s*(&&|\|\||;|\||\n)\s*', chr(10), 'g'
+                    ),
+                    '(?m)' || $pattern
+                )
             )
         )
 ),

@@ -19,28 +19,28 @@ exposures as (
 ),
 
 recall_lines as (
-    -- the earliest surfacing, ties broken by its transcript line (both columns of one row)
+    -- the earliest surfacing, ties broken by its transcript line (both columns of one row):
+    -- the least (surfaced_at, file, line) of each session's recalls, compared in that
+    -- order with nulls last as an order by sorts them. A group's min, where a row_number
+    -- per (base, lesson, session) sorted every recall (half the query's CPU on D)
     select
         base_path,
         lesson_id,
         session_id,
-        recall_file,
-        recall_line,
+        earliest.file as recall_file,
+        earliest.line as recall_line,
     from (
         select
             base_path,
             lesson_id,
             session_id,
-            transcript_file as recall_file,
-            transcript_line as recall_line,
-            row_number() over (
-                partition by base_path, lesson_id, session_id
-                order by surfaced_at, transcript_file, transcript_line
-            ) as pick,
+            min({
+                'at': surfaced_at, 'file': transcript_file, 'line': transcript_line
+            }) as earliest,
         from fct_recall_evidence
         where kind in ('body', 'quoted')
+        group by base_path, lesson_id, session_id
     ) as ranked
-    where pick = 1
 ),
 
 hit_lines as (

@@ -137,40 +137,74 @@ facts as (
     left join hit_sessions using (base_path, session_id)
 ),
 
-before_windows as (
+placed as (
+    -- each session's place among its base's sessions by start: counted up with ties by id
+    -- descending (place_down) and ascending (place_up). The sessions that started before
+    -- an instant are the first places, as many as they are, so a window is a range of
+    -- places: each base's sessions sorted once, where a row_number per group sorted every
+    -- (group, earlier session) pair (the query 0.15 -> 0.10 CPU s on D, 14 groups)
+    select
+        *,
+        row_number() over (
+            partition by base_path order by started_at asc, session_id desc
+        ) as place_down,
+        row_number() over (
+            partition by base_path order by started_at asc, session_id asc
+        ) as place_up,
+    from facts
+    where started_at is not null
+),
+
+bounds as (
+    -- per group: the sessions of its base that started before its first commit (the
+    -- before window ends at that place) and before its last (the after window starts
+    -- after that place)
     select
         groups.base_path,
         groups.group_id,
-        'before' as side,
-        facts.*
-        exclude (base_path),
+        count(*) filter (
+            where placed.started_at < groups.group_first_at
+        ) as first_place,
+        count(placed.started_at) as last_place,
     from groups
-    inner join facts
+    left join placed
         on
-            groups.base_path = facts.base_path
-            and groups.group_first_at > facts.started_at
-    qualify row_number() over (
-        partition by groups.base_path, groups.group_id
-        order by facts.started_at desc, facts.session_id asc
-    ) <= $window_sessions
+            groups.base_path = placed.base_path
+            and groups.group_last_at > placed.started_at
+    group by groups.base_path, groups.group_id
+),
+
+before_windows as (
+    -- the N sessions that started last before the group's first commit (latest first,
+    -- ties by id): the last N places of place_down before it
+    select
+        bounds.base_path,
+        bounds.group_id,
+        'before' as side,
+        placed.*
+        exclude (base_path, place_down, place_up),
+    from bounds
+    inner join placed
+        on
+            bounds.base_path = placed.base_path
+            and bounds.first_place >= placed.place_down
+            and placed.place_down > bounds.first_place - $window_sessions
 ),
 
 after_windows as (
+    -- the N sessions that started first at or after the group's last commit (ties by id)
     select
-        groups.base_path,
-        groups.group_id,
+        bounds.base_path,
+        bounds.group_id,
         'after' as side,
-        facts.*
-        exclude (base_path),
-    from groups
-    inner join facts
+        placed.*
+        exclude (base_path, place_down, place_up),
+    from bounds
+    inner join placed
         on
-            groups.base_path = facts.base_path
-            and groups.group_last_at <= facts.started_at
-    qualify row_number() over (
-        partition by groups.base_path, groups.group_id
-        order by facts.started_at, facts.session_id
-    ) <= $window_sessions
+            bounds.base_path = placed.base_path
+            and bounds.last_place < placed.place_up
+            and placed.place_up <= bounds.last_place + $window_sessions
 ),
 
 windows as (

@@ -9,6 +9,7 @@ history, not one week).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -38,16 +39,28 @@ KEEP = ("lesson_id", "status", "activated_at", "activation_source", "exposed_bef
         "cost_tokens_per_week", "verdict", "verdict_reason")  # fmt: skip
 
 
+def effect_hits(con: duckdb.DuckDBPyConnection, base: str, until: datetime) -> pl.DataFrame:
+    """The exposed sessions with a hit of a lesson of ``base`` up to ``until``
+    (``effect.effect_evidence``): the sessions behind ``effect_rows``."""
+    filters = metrics.Filters((base,), None, until)
+    return effect_evidence(con, filters).filter(pl.col("is_hit"))
+
+
 def effect_rows(
-    con: duckdb.DuckDBPyConnection, base: str, until: datetime, t: Thresholds
+    con: duckdb.DuckDBPyConnection,
+    base: str,
+    until: datetime,
+    t: Thresholds,
+    hits_of: Callable[[], pl.DataFrame] | None = None,
 ) -> list[dict[str, Any]]:
     """The effect of every lesson of ``base`` up to ``until``, with the hit sessions behind
-    it, worst verdict first."""
+    it, worst verdict first. ``hits_of``: gives ``effect_hits`` of the same base and
+    ``until`` (the report asks it on a thread of its own); asked here without it."""
     filters = metrics.Filters((base,), None, until)
     frame = lesson_effects(con, filters, t)
     if frame.is_empty():
         return []
-    hits = effect_evidence(con, filters).filter(pl.col("is_hit"))
+    hits = hits_of() if hits_of is not None else effect_hits(con, base, until)
     lines = evidence.hits(con, filters)
     rows = []
     for row in frame.to_dicts():
