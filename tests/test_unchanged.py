@@ -161,3 +161,43 @@ def test_a_tool_call_without_a_name_is_remembered(tmp_path: Path) -> None:
     again = unchanged.check(db, [tmp_path / "projects"], [])
     assert again is not None  # remembered: the re-run is a no-op
     assert again.totals["by_tool"] == {"null": 1}  # as `ingest --json` prints it
+
+
+def test_the_no_op_answer_compares_a_digest_not_the_listing(
+    world: tuple[DemoWorkspace, Path],
+) -> None:
+    """The sidecar holds the listing's digest; the sizes and mtimes themselves, in a file of
+    their own, are read only by a run that goes on to ingest, and only when that file is the
+    sidecar's own."""
+    ws, db = world
+    ingest(db, _sources(ws))
+    listing = json.loads(unchanged.files_sidecar(db).read_bytes())
+    assert json.loads(unchanged.sidecar(db).read_bytes())["files"] == {
+        "count": len(listing["files"]),
+        "digest": listing["digest"],
+    }
+    stored = listing["files"]
+    assert all(len(stat) == 2 for stat in stored.values())
+    unchanged.files_sidecar(db).unlink()
+    assert unchanged.check(db, _sources(ws), []) is not None  # the no-op never reads it
+
+    _append_a_line(ws)
+    assert unchanged.ask(db, _sources(ws), []).stored is None  # no listing: raw_files' then
+    unchanged.files_sidecar(db).write_bytes(json.dumps(listing).encode())
+    asked = unchanged.ask(db, _sources(ws), [])
+    assert asked.report is None and asked.stored == stored
+    unchanged.files_sidecar(db).write_bytes(json.dumps({**listing, "digest": "0" * 64}).encode())
+    assert unchanged.ask(db, _sources(ws), []).stored is None  # another sidecar's listing
+    after = ingest(db, _sources(ws))
+    assert after.files_loaded == 1
+    assert unchanged.check(db, _sources(ws), []) is not None
+
+
+def test_the_digest_is_the_same_in_any_order() -> None:
+    """``scan`` lists as the file system does, ``discover`` by path: the full run remembers
+    one order, the no-op question finds the other."""
+    files = {"/t/b.jsonl": [2, 20], "/t/a.jsonl": [1, 10], "/t/c.jsonl": [3, 30]}
+    reordered = dict(sorted(files.items()))
+    assert list(reordered) != list(files)
+    assert unchanged._digest(files) == unchanged._digest(reordered)
+    assert unchanged._digest(files) != unchanged._digest({**files, "/t/a.jsonl": [1, 11]})

@@ -55,7 +55,8 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, int]:
 def copy_warehouse(source: Path, target: Path) -> None:
     bench.fresh_db(target)
     shutil.copy2(source, target)  # mtime kept: the sidecar holds the warehouse's stat
-    shutil.copy2(f"{source}.unchanged.json", f"{target}.unchanged.json")
+    for suffix in (".unchanged.json", ".unchanged.files.json"):  # the sidecar and its listing
+        shutil.copy2(f"{source}{suffix}", f"{target}{suffix}")
 
 
 def line(label: str, runs: list[tuple[float, float, int]]) -> str:
