@@ -245,7 +245,9 @@ window_counts as (
 ),
 
 refs as (
+    -- the window sessions' alone: the join hashed every session's refs for a few hundred
     select *, from fct_session_first_refs
+    where session_id in (select sides.session_id, from sides)
 ),
 
 window_sessions as (
