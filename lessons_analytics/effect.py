@@ -417,6 +417,7 @@ def effect_document(
     thresholds: Thresholds,
     *,
     as_text: bool = False,
+    evidence: bool = True,
 ) -> EffectDocument:
     """The ``effect --json`` document: per base, its lessons and its interventions.
 
@@ -429,17 +430,21 @@ def effect_document(
     ``by_verdict``, zero or not.
 
     ``as_text``: for ``redact.encode_json`` alone, each base's evidence list may be its JSON
-    text (``metrics.query_json``), which encodes as the rows would.
+    text (``metrics.query_json``), which encodes as the rows would. Without ``evidence``
+    every evidence list is empty: the tables show none of it, and it is most of the
+    queries' time (D: 0.2 of 0.5 CPU s, and DuckDB writing its 34 MB).
     """
     # the evidence and the changes are read on cursors of their own threads: DuckDB runs
     # one part's queries (without the GIL) while Python turns another's rows into objects
     with ThreadPoolExecutor(max_workers=2) as pool:
-        evidence_rows = pool.submit(metrics.on_cursor, _evidence, con, filters, as_text)
+        evidence_rows = (
+            pool.submit(metrics.on_cursor, _evidence, con, filters, as_text) if evidence else None
+        )
         change_rows = pool.submit(metrics.on_cursor, intervention_rows, con, filters, thresholds)
         found = _lesson_rows(con, filters, int(thresholds["retire_window_days"]))
         lessons = _grouped(_effect_rows(con, found, filters, thresholds, None))
         changes = _grouped(change_rows.result())
-        evidence = evidence_rows.result()
+        listed = evidence_rows.result() if evidence_rows is not None else {}
     weeks = _grouped(_week_rows(found))
     out: list[EffectBase] = []
     for base in metrics.known_bases(con, filters):
@@ -449,7 +454,7 @@ def effect_document(
                     "interventions": cast(list[Intervention], changes.get(base, [])),
                     "weeks": [cast(LessonWeek, w) for w in weeks.get(base, [])
                               if w["lesson_id"] in shown],
-                    "evidence": cast(list[EffectEvidence], evidence.get(base, [])),
+                    "evidence": cast(list[EffectEvidence], listed.get(base, [])),
                     "by_verdict": _by_verdict(rows)})  # fmt: skip
     every = [row for entry in out for row in entry["lessons"]]
     totals: EffectTotals = {"lessons": len(every),

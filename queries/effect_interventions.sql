@@ -122,27 +122,13 @@ hit_sessions as (
     where session_found
 ),
 
-facts as (
-    select
-        sessions.base_path,
-        sessions.session_id,
-        sessions.started_at,
-        coalesce(recall.recalled_any, false) as is_recalled,
-        blind.session_id is not null as is_reading_index,
-        coalesce(blind.is_blind, false) as is_blind,
-        hit_sessions.session_id is not null as is_hit,
-    from sessions
-    left join fct_session_recall as recall using (base_path, session_id)
-    left join blind using (base_path, session_id)
-    left join hit_sessions using (base_path, session_id)
-),
-
 placed as (
     -- each session's place among its base's sessions by start: counted up with ties by id
     -- descending (place_down) and ascending (place_up). The sessions that started before
     -- an instant are the first places, as many as they are, so a window is a range of
     -- places: each base's sessions sorted once, where a row_number per group sorted every
-    -- (group, earlier session) pair (the query 0.15 -> 0.10 CPU s on D, 14 groups)
+    -- (group, earlier session) pair (the query 0.15 -> 0.10 CPU s on D, 14 groups). The
+    -- sessions alone are sorted: their flags are looked up for the few in a window
     select
         *,
         row_number() over (
@@ -151,7 +137,7 @@ placed as (
         row_number() over (
             partition by base_path order by started_at asc, session_id asc
         ) as place_up,
-    from facts
+    from sessions
     where started_at is not null
 ),
 
@@ -181,8 +167,8 @@ before_windows as (
         bounds.base_path,
         bounds.group_id,
         'before' as side,
-        placed.*
-        exclude (base_path, place_down, place_up),
+        placed.session_id,
+        placed.started_at,
     from bounds
     inner join placed
         on
@@ -197,8 +183,8 @@ after_windows as (
         bounds.base_path,
         bounds.group_id,
         'after' as side,
-        placed.*
-        exclude (base_path, place_down, place_up),
+        placed.session_id,
+        placed.started_at,
     from bounds
     inner join placed
         on
@@ -207,10 +193,27 @@ after_windows as (
             and placed.place_up <= bounds.last_place + $window_sessions
 ),
 
-windows as (
+sides as (
     select *, from before_windows
     union all
     select *, from after_windows
+),
+
+windows as (
+    select
+        sides.base_path,
+        sides.group_id,
+        sides.side,
+        sides.session_id,
+        sides.started_at,
+        coalesce(recall.recalled_any, false) as is_recalled,
+        blind.session_id is not null as is_reading_index,
+        coalesce(blind.is_blind, false) as is_blind,
+        hit_sessions.session_id is not null as is_hit,
+    from sides
+    left join fct_session_recall as recall using (base_path, session_id)
+    left join blind using (base_path, session_id)
+    left join hit_sessions using (base_path, session_id)
 ),
 
 window_counts as (
@@ -242,7 +245,9 @@ window_counts as (
 ),
 
 refs as (
+    -- the window sessions' alone: the join hashed every session's refs for a few hundred
     select *, from fct_session_first_refs
+    where session_id in (select sides.session_id, from sides)
 ),
 
 window_sessions as (

@@ -36,7 +36,19 @@ lessons as (
 ),
 
 exposures as (
-    select *, from fct_lesson_exposures
+    -- the columns read below alone: the CTE is materialized for its three readers, and
+    -- every column of 455k exposures (D) was half of the query's time
+    select
+        base_path,
+        lesson_id,
+        session_id,
+        started_at,
+        ended_at,
+        week,
+        period,
+        is_hit,
+        is_recalled,
+    from fct_lesson_exposures
     where
         ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
@@ -68,10 +80,14 @@ unplaced as (
         attributed.independence_key,
         coalesce(attributed.missed_at, attributed.hit_date::timestamptz) as missed_at,
     from attributed
+    -- an exposure of the hit's (base, lesson, session) is one with is_hit: its session is
+    -- in fct_sessions, so the hit is session_found and fct_lesson_exposures counts it. The
+    -- hit exposures alone are probed, where all 455k of D were
     where not exists (
         select 1, from exposures
         where
-            exposures.base_path = attributed.base_path
+            exposures.is_hit
+            and exposures.base_path = attributed.base_path
             and exposures.lesson_id = attributed.lesson_id
             and exposures.session_id = attributed.session_id
     )
@@ -120,43 +136,71 @@ unplaced_counts as (
     group by base_path, lesson_id
 ),
 
-exposure_counts as (
+exposure_groups as (
+    -- the exposed sessions counted once per (lesson, week, period, retire window side):
+    -- the lesson's totals and its week series are sums of these few rows, where each
+    -- counted every exposure again
     select
         exposures.base_path,
         exposures.lesson_id,
-        count(*) filter (where period = 'before') as exposed_before,
+        exposures.week,
+        exposures.period,
+        exposures.started_at >= spans.window_from as in_window,
+        count(*) as sessions,
+        count(*) filter (where exposures.is_hit) as hit_sessions,
+        count(*) filter (where exposures.is_recalled) as recalled_sessions,
         count(*) filter (
-            where period = 'before' and is_hit
-        ) as hit_sessions_before,
-        count(*) filter (where period = 'after') as exposed_after,
-        count(*) filter (
-            where period = 'after' and is_hit
-        ) as hit_sessions_after,
-        count(*) filter (
-            where period = 'after' and is_recalled
-        ) as recalled_sessions,
-        count(*) filter (
-            where period = 'after' and is_recalled and is_hit
+            where exposures.is_recalled and exposures.is_hit
         ) as recalled_hits,
+        count(*) filter (where not exposures.is_recalled) as unrecalled_sessions,
         count(*) filter (
-            where period = 'after' and not is_recalled
-        ) as unrecalled_sessions,
-        count(*) filter (
-            where period = 'after' and not is_recalled and is_hit
+            where not exposures.is_recalled and exposures.is_hit
         ) as unrecalled_hits,
-        min(started_at) filter (where period = 'after') as first_after_at,
-        max(started_at) filter (where period = 'after') as last_after_at,
-        count(*) filter (
-            where period = 'after'
-            and started_at >= spans.window_from
-        ) as window_sessions,
-        count(*) filter (
-            where period = 'after' and is_hit
-            and started_at >= spans.window_from
-        ) as window_hit_sessions,
+        min(exposures.started_at) as first_at,
+        max(exposures.started_at) as last_at,
     from exposures
     inner join spans using (base_path)
-    group by exposures.base_path, exposures.lesson_id
+    group by
+        exposures.base_path,
+        exposures.lesson_id,
+        exposures.week,
+        exposures.period,
+        exposures.started_at >= spans.window_from
+),
+
+exposure_counts as (
+    -- a sum is null where a count was 0: lesson_counts reads each through a coalesce
+    select
+        base_path,
+        lesson_id,
+        sum(sessions) filter (where period = 'before')::bigint as exposed_before,
+        sum(hit_sessions) filter (
+            where period = 'before'
+        )::bigint as hit_sessions_before,
+        sum(sessions) filter (where period = 'after')::bigint as exposed_after,
+        sum(hit_sessions) filter (
+            where period = 'after'
+        )::bigint as hit_sessions_after,
+        sum(recalled_sessions) filter (
+            where period = 'after'
+        )::bigint as recalled_sessions,
+        sum(recalled_hits) filter (where period = 'after')::bigint as recalled_hits,
+        sum(unrecalled_sessions) filter (
+            where period = 'after'
+        )::bigint as unrecalled_sessions,
+        sum(unrecalled_hits) filter (
+            where period = 'after'
+        )::bigint as unrecalled_hits,
+        min(first_at) filter (where period = 'after') as first_after_at,
+        max(last_at) filter (where period = 'after') as last_after_at,
+        sum(sessions) filter (
+            where period = 'after' and in_window
+        )::bigint as window_sessions,
+        sum(hit_sessions) filter (
+            where period = 'after' and in_window
+        )::bigint as window_hit_sessions,
+    from exposure_groups
+    group by base_path, lesson_id
 ),
 
 journal as (
@@ -189,9 +233,9 @@ exposure_weeks as (
         lesson_id,
         week,
         period,
-        count(*) as exposed_sessions,
-        count(*) filter (where is_hit) as hit_sessions,
-    from exposures
+        sum(sessions)::bigint as exposed_sessions,
+        sum(hit_sessions)::bigint as hit_sessions,
+    from exposure_groups
     group by base_path, lesson_id, week, period
 ),
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from lessons_analytics import tables
 from lessons_analytics.commands.common import analysis
 from lessons_analytics.effect import effect_document
 from lessons_analytics.options import AppContext, echo_json, filter_options, json_option
@@ -27,7 +26,9 @@ def effect_cmd(
     thresholds = app.settings.thresholds
     doc = analysis(
         app,
-        lambda con, chosen: effect_document(con, chosen, thresholds, as_text=as_json),
+        lambda con, chosen: effect_document(
+            con, chosen, thresholds, as_text=as_json, evidence=as_json
+        ),
         bases,
         since,
         until,
@@ -35,4 +36,6 @@ def effect_cmd(
     if as_json:
         echo_json(doc)
         return
+    from lessons_analytics import tables  # the tables' modules are imports --json does without
+
     click.echo(tables.effect(doc))
