@@ -83,8 +83,8 @@ def sidecar(db_path: Path) -> Path:
 
 def files_sidecar(db_path: Path) -> Path:
     """The sidecar's listing: every file's size and mtime, apart from the digest the no-op
-    question compares. At 51,300 files it is 8 MB, whose reading and comparing took 0.1 s
-    of a 0.64 s no-op; the digest of the new listing takes 0.03 s."""
+    question compares. At 55,575 files (D at 1.25 GB) it is 8 MB, whose reading and
+    comparing took 0.1 s of a 0.64 s no-op; the digest of the new listing takes 0.03 s."""
     return db_path.with_name(db_path.name + ".unchanged.files.json")
 
 
