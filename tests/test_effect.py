@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -182,23 +180,6 @@ def test_document_and_cli(world: tuple[es.EffectScenario, Path]) -> None:
     assert len(entry["interventions"]) == 4
     table = CliRunner().invoke(cli, ["--db", str(world[1]), "effect"])
     assert table.exit_code == 0 and "not holding" in table.output
-
-
-def test_json_document_imports_no_table_module(world: tuple[es.EffectScenario, Path]) -> None:
-    # the tables are the text output's: `effect --json` starts without their modules
-    script = (
-        "import sys\n"
-        "from lessons_analytics.cli import cli\n"
-        "try:\n"
-        f"    cli(['--db', {str(world[1])!r}, 'effect', '--json'])\n"
-        "except SystemExit as exc:\n"
-        "    code = exc.code\n"
-        "loaded = sorted(m for m in sys.modules if m.startswith('lessons_analytics.tables'))\n"
-        "print(repr((code, loaded)), file=sys.stderr)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.stderr.splitlines()[-1] == repr((0, [])), done.stderr
-    assert done.stdout.startswith("{"), done.stdout[:200]
 
 
 def test_the_tables_read_no_evidence(
