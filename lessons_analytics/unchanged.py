@@ -181,23 +181,21 @@ def check(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> IngestRe
 
 
 def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
-    """``check``, keeping the listing it made."""
+    """``check``, keeping the listing it made. The files are listed and stat'ed even when
+    the sidecar already says no (none yet, other arguments, another warehouse stat or
+    code): the run that follows then uses that listing instead of walking the folders,
+    stat'ing every file twice more and reading every file's state from raw_files (a run
+    that adds a session to D with its sidecar out of date: see CHANGELOG)."""
     question = [str(db_path), _arguments(paths, extra_bases), _warehouse_stat(db_path)]
     answer = Answer()
     try:
-        stored = orjson.loads(sidecar(db_path).read_bytes())
-        if stored.get("format") != _FORMAT or stored["warehouse"] != question[2]:
-            return answer
-        if stored["arguments"] != question[1]:
-            return answer
-        if stored["code"] != code_fingerprint():
-            return answer
+        stored = _held(db_path, question)
         # the listing and stats in one pass; the long way only when it finds a problem
         answer.stats = scan(paths)
         if answer.stats is None:
             answer.sources = discover(paths)
             answer.stats = _listing(answer.sources)
-        if answer.stats is None:
+        if answer.stats is None or stored is None:
             return answer
         if _digest(answer.stats) != stored["files"]["digest"]:
             answer.stored = _stored_files(db_path, stored["files"]["digest"])
@@ -211,6 +209,20 @@ def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
         return Answer()
     answer.report = IngestReport(files_seen=stored["files"]["count"], totals=stored["totals"])
     return answer
+
+
+def _held(db_path: Path, question: list[Any]) -> dict[str, Any] | None:
+    """The sidecar, when it was written by this code for these arguments and the warehouse
+    was not written since; None otherwise (none, unreadable, or any of those differs)."""
+    try:
+        stored: dict[str, Any] = orjson.loads(sidecar(db_path).read_bytes())
+        if stored.get("format") != _FORMAT or stored["warehouse"] != question[2]:
+            return None
+        if stored["arguments"] != question[1] or stored["code"] != code_fingerprint():
+            return None
+    except Exception:  # noqa: BLE001 - no sidecar to trust: the run goes on in full
+        return None
+    return stored
 
 
 def _stored_files(db_path: Path, digest: str) -> dict[str, list[int]] | None:

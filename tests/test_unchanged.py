@@ -18,7 +18,8 @@ import pytest
 
 from lessons_analytics import unchanged
 from lessons_analytics.demo import DemoWorkspace, build_demo
-from lessons_analytics.ingestion import ingest
+from lessons_analytics.ingestion import ingest, ingest_changed
+from lessons_analytics.sources import discover
 
 
 @pytest.fixture(scope="module")
@@ -201,3 +202,59 @@ def test_the_digest_is_the_same_in_any_order() -> None:
     assert list(reordered) != list(files)
     assert unchanged._digest(files) == unchanged._digest(reordered)
     assert unchanged._digest(files) != unchanged._digest({**files, "/t/a.jsonl": [1, 11]})
+
+
+def _stored_rows(db: Path) -> list[tuple[object, ...]]:
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        files = con.execute(
+            "select path, size_bytes, mtime_ns, consumed_bytes, consumed_lines, head_hash,"
+            " context_json from raw_files order by path"
+        ).fetchall()
+        events = con.execute("select count(*), sum(hash(uuid)) from raw_events").fetchall()
+        sessions = con.execute("select count(*), sum(hash(session_id)) from fct_sessions")
+        return [*files, *events, *sessions.fetchall()]
+    finally:
+        con.close()
+
+
+def test_a_sidecar_that_does_not_hold_still_hands_its_listing_to_the_run(
+    tmp_path: Path,
+) -> None:
+    """No sidecar, other arguments, or a warehouse written since: the answer is no, and the
+    files are listed and stat'ed all the same, so the run does not list them again. The run
+    given that listing loads what a run given none loads."""
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "warehouse.duckdb"
+    ingest(db, _sources(ws))
+    every = {source.path for source in discover(_sources(ws))}
+
+    def listed(asked: unchanged.Answer) -> dict[str, list[int]]:
+        assert asked.report is None and asked.stats is not None
+        return asked.stats
+
+    unchanged.sidecar(db).unlink()
+    stats = listed(unchanged.ask(db, _sources(ws), []))
+    assert set(stats) == every
+    for path, stat in stats.items():
+        info = os.stat(path)
+        assert stat == [info.st_size, info.st_mtime_ns]
+    ingest(db, _sources(ws))  # remembered again
+    other = listed(unchanged.ask(db, [ws.claude_projects], []))
+    assert set(other) == {p for p in every if p.startswith(str(ws.claude_projects))} != every
+
+    _append_a_line(ws)
+    _new_transcript(ws)
+    copy = tmp_path / "copy.duckdb"
+    copy.write_bytes(db.read_bytes())  # the copy has no sidecar; the original's holds
+    os.utime(db)  # now it does not either: the warehouse looks written since
+    asked = unchanged.ask(db, _sources(ws), [])
+    assert listed(asked) and asked.stored is None  # raw_files says what is loaded
+    with_listing = ingest_changed(db, _sources(ws), [], asked=asked)
+    without = ingest_changed(copy, _sources(ws), [], asked=None)
+    assert with_listing.files_loaded == without.files_loaded == 2
+    assert with_listing.lines_loaded == without.lines_loaded
+    assert _stored_rows(db) == _stored_rows(copy)
+    assert unchanged.check(db, _sources(ws), []) is not None
