@@ -217,6 +217,11 @@ def _after(
         except (OSError, ValueError):
             return None, None
         now[path] = [info.st_size, info.st_mtime_ns]
+    if len(loaded) * 3 > len(files.stored):
+        # most files loaded (a cold run: none stored before): raw_files read whole is cheaper
+        # than looking up each path (55k paths of D: 0.09 s against 0.27 s); its rows of
+        # files not listed now do not matter, ``listing_of`` looks up the listed ones
+        return now, _stored(con)
     again = set(loaded)
     stored = {path: stat for path, stat in files.stored.items() if path not in again}
     stored.update(_stored(con, loaded))
