@@ -270,6 +270,8 @@ def _load_transcripts(
 
 def _append(con: duckdb.DuckDBPyConnection, loaded: _Loaded, build: refresh.Refresh) -> None:
     """Store the spooled rows and the files' new states."""
+    if loaded.spooled:  # a big load: a build of many rows follows
+        warehouse.keep_freed_blocks(con)
     for table, files in loaded.spooled.items():
         warehouse.append_parquet(con, table, files)
     warehouse.write_states(con, loaded.outcome.states)

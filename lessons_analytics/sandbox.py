@@ -20,6 +20,7 @@ import polars as pl
 
 from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse
 from lessons_analytics.metrics import run_sql
+from lessons_analytics.warehouse import MEMORY_LIMIT
 
 __all__ = ["QueryRefused", "check_statement", "connect_sandboxed", "run_user_sql"]
 
@@ -50,7 +51,7 @@ def connect_sandboxed(path: Path) -> duckdb.DuckDBPyConnection:
             raise LockBusy(f"{path}: the warehouse is in use by another run ({exc})") from exc
         raise
     con.execute("set TimeZone = 'UTC'")
-    con.execute("set memory_limit = '512MB'")
+    con.execute("set memory_limit = $limit", {"limit": MEMORY_LIMIT})
     with contextlib.suppress(duckdb.InvalidInputException):
         con.execute("set enable_progress_bar = false")
     con.execute("set lock_configuration = true")  # last: nothing above can be undone

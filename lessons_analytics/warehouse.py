@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 # from DuckDB, and importing Polars would be most of its run time.
 
 
+# DuckDB's buffer memory in every connection this package opens (the user's SQL sandbox too)
+MEMORY_LIMIT = "512MB"
+
+
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     if read_only and not path.exists():
         raise NoWarehouse(f"{path}: no warehouse yet; run `lessons-analytics ingest` first")
@@ -38,7 +42,7 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     _session_settings(con)
     con.execute("set preserve_insertion_order = false")
     # bounded memory: big loads spill to disk instead of growing with the corpus
-    con.execute("set memory_limit = '512MB'")
+    con.execute("set memory_limit = $limit", {"limit": MEMORY_LIMIT})
     # inside a Jupyter kernel without ipywidgets DuckDB refuses the setting itself
     with contextlib.suppress(duckdb.InvalidInputException):
         con.execute("set enable_progress_bar = false")
@@ -216,6 +220,19 @@ def forget_files(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
             " where file_id in (select unnest($ids::bigint[]))",
             {"ids": file_ids},
         )
+
+
+def keep_freed_blocks(con: duckdb.DuckDBPyConnection) -> None:
+    """Before a big load and its build: DuckDB keeps up to the memory limit of the blocks it
+    frees for reuse instead of handing them back to the system, which it otherwise did after
+    each task only to fault the same amount in again for the next (the setting is DuckDB's
+    ``block_allocator_memory``; the process, not the file, holds it). Measured on a cold
+    ingest of the D corpus at 1.25 GB (56k files, alternating runs): system time 6.0-6.3 ->
+    4.5-4.7 s, wall 24.7-25.8 -> 23.9-24.7 s, peak RSS 758 -> 784-796 MB; on R, 1.6 -> 1.3 s
+    of system time. Not set for a small run, whose few blocks are not worth holding. A
+    DuckDB older than the setting runs as it did."""
+    with contextlib.suppress(duckdb.CatalogException):
+        con.execute("set block_allocator_memory = $limit", {"limit": MEMORY_LIMIT})
 
 
 def write_states(con: duckdb.DuckDBPyConnection, states: list[FileRow]) -> None:
