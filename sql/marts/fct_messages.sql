@@ -3,7 +3,8 @@
 -- key: session_id, agent_key, message_key
 -- incremental: session_id (rows depend on their own session only)
 -- (message.id, requestId) keeping the usage of the piece with the largest total, as
--- ccusage does. Codex messages come from response_item lines only.
+-- ccusage does, and the model of the largest piece that names one. Codex messages come
+-- from response_item lines only.
 with
 
 -- the assistant lines and the others each read the events themselves: DuckDB materializes a
@@ -39,10 +40,13 @@ assistant as (
         'assistant' as role,
         coalesce(message_id, file_id::varchar || ':' || line_no::varchar) as message_key,
         min(ts) as ts,
-        -- the model of the largest piece; ties go to a named model, then by name
-        arg_max(model, (
-            coalesce(input_tokens, 0) + coalesce(output_tokens, 0), model is not null, model
-        )) as model,
+        -- the model of the largest piece that names one, a tie going to the greater name
+        -- (a piece without a model is skipped, as arg_max skipped it): the max of a struct
+        -- rather than arg_max over one (D at 1.25 GB: this model 2.25 -> 1.82 CPU s), and a
+        -- hugeint sum, which two bigint counts cannot overflow
+        (max((
+            coalesce(input_tokens, 0)::hugeint + coalesce(output_tokens, 0), model
+        )) filter (where model is not null))[2] as model,
         max(coalesce(input_tokens, 0)) as input_tokens,
         max(coalesce(output_tokens, 0)) as output_tokens,
         max(coalesce(cache_creation_tokens, 0)) as cache_creation_tokens,
