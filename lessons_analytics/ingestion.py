@@ -274,7 +274,7 @@ def _append(con: duckdb.DuckDBPyConnection, loaded: _Loaded, build: refresh.Refr
         warehouse.keep_freed_blocks(con)
     for table, files in loaded.spooled.items():
         warehouse.append_parquet(con, table, files)
-    warehouse.write_states(con, loaded.outcome.states)
+    warehouse.write_states(con, loaded.outcome.states, as_frame=bool(loaded.spooled))
     build.touch([state["file_id"] for state in loaded.outcome.states])
 
 

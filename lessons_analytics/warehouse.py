@@ -235,7 +235,13 @@ def keep_freed_blocks(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("set block_allocator_memory = $limit", {"limit": MEMORY_LIMIT})
 
 
-def write_states(con: duckdb.DuckDBPyConnection, states: list[FileRow]) -> None:
+def write_states(
+    con: duckdb.DuckDBPyConnection, states: list[FileRow], *, as_frame: bool = False
+) -> None:
+    """The files' new states into raw_files, replacing their old ones. Bound as lists, so
+    that a run that loads one file does not import Polars for it; ``as_frame`` (a big load,
+    which has Polars loaded already) as a frame: the 56k states of the D corpus at 1.25 GB
+    took 0.35 s bound as lists, 0.19 s as a frame (the same rows)."""
     if not states:
         return
     from lessons_analytics.schema import RAW_TABLES, Columns
@@ -243,12 +249,14 @@ def write_states(con: duckdb.DuckDBPyConnection, states: list[FileRow]) -> None:
     columns: Columns[FileRow] = Columns("raw_files")
     for state in states:
         columns.add(state)
-    # bound as lists, not a frame: a run that loads one file does not import Polars for it
     con.execute(
         "delete from raw_files where file_id in (select unnest($ids::bigint[]))",
         {"ids": [state["file_id"] for state in states]},
     )
-    insert_lists(con, "raw_files", RAW_TABLES["raw_files"], columns.lists())
+    if as_frame:
+        append(con, "raw_files", columns.frame())
+    else:
+        insert_lists(con, "raw_files", RAW_TABLES["raw_files"], columns.lists())
 
 
 def append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
