@@ -43,10 +43,12 @@ assistant as (
         -- the model of the largest piece that names one, a tie going to the greater name
         -- (a piece without a model is skipped, as arg_max skipped it): the max of a struct
         -- rather than arg_max over one (D at 1.25 GB: this model 2.25 -> 1.82 CPU s), and a
-        -- hugeint sum, which two bigint counts cannot overflow
-        (max((
-            coalesce(input_tokens, 0)::hugeint + coalesce(output_tokens, 0), model
-        )) filter (where model is not null))[2] as model,
+        -- sum as decimal(38, 0) (a hugeint, which Spark has under that name), which two
+        -- bigint counts cannot overflow
+        (max({
+            'tokens': coalesce(input_tokens, 0)::decimal(38, 0) + coalesce(output_tokens, 0),
+            'model': model
+        }) filter (where model is not null)).model as model,
         max(coalesce(input_tokens, 0)) as input_tokens,
         max(coalesce(output_tokens, 0)) as output_tokens,
         max(coalesce(cache_creation_tokens, 0)) as cache_creation_tokens,

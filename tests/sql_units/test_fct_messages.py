@@ -79,13 +79,15 @@ CASES = [
 ]
 MUTANTS = [
     ("filter (where model is not null)", ""),  # m1 would take the unnamed piece: null
-    ("(max((", "(min(("),  # m1 claude-b, m2 claude-a
+    ("(max({", "(min({"),  # m1 claude-b, m2 claude-a
     # the name before the tokens: m1 claude-b
     (
-        "coalesce(input_tokens, 0)::hugeint + coalesce(output_tokens, 0), model",
-        "model, coalesce(input_tokens, 0)::hugeint + coalesce(output_tokens, 0)",
+        "'tokens': coalesce(input_tokens, 0)::decimal(38, 0) + coalesce(output_tokens, 0),"
+        " 'model': model",
+        "'model': model, 'tokens': coalesce(input_tokens, 0)::decimal(38, 0)"
+        " + coalesce(output_tokens, 0)",
     ),
-    ("coalesce(input_tokens, 0)::hugeint", "coalesce(input_tokens, 0)"),  # m4 overflows
+    ("coalesce(input_tokens, 0)::decimal(38, 0)", "coalesce(input_tokens, 0)"),  # m4 overflows
 ]
 
 
