@@ -270,11 +270,12 @@ def _load_transcripts(
 
 def _append(con: duckdb.DuckDBPyConnection, loaded: _Loaded, build: refresh.Refresh) -> None:
     """Store the spooled rows and the files' new states."""
-    if loaded.spooled:  # a big load: a build of many rows follows
+    big = bool(loaded.spooled)  # its workers spooled: Polars is loaded, a big build follows
+    if big:
         warehouse.keep_freed_blocks(con)
     for table, files in loaded.spooled.items():
         warehouse.append_parquet(con, table, files)
-    warehouse.write_states(con, loaded.outcome.states, as_frame=bool(loaded.spooled))
+    warehouse.write_states(con, loaded.outcome.states, as_frame=big)
     build.touch([state["file_id"] for state in loaded.outcome.states])
 
 
