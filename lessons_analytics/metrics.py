@@ -284,25 +284,26 @@ def sql_json(
         )
         at = _JSON_VALUES[kind].format(c=sqlfiles.quote_identifier(column))
         values.append(f"$json_piece_{i}, {at}")
-    strings = [sqlfiles.quote_identifier(c) for c, kind in columns if kind == "VARCHAR"]
-    plain = " and ".join(f"({c} is null or regexp_full_match({c}, $json_plain))" for c in strings)
+    strings = ", ".join(sqlfiles.quote_identifier(c) for c, kind in columns if kind == "VARCHAR")
     needles = "|".join(
         "".join("\\" + ch if ch in _RE2_SPECIAL else ch for ch in n) for n in first_needles()
     )
-    listed = ", ".join(strings)
     shown = ", ".join(sqlfiles.quote_identifier(c) for c in order)
-    # each base's rows joined here: 10k strings handed to Python cost more than building them
+    # each base's rows joined here: 10k strings handed to Python cost more than building them.
+    # A row's strings are tested joined by a space, in one pass of each regex rather than one
+    # per column: a space is plain, so the join is plain exactly when each string is; a
+    # needle found across two strings only sends that row's strings to ``redact`` as well
     text = (
         f"select base_path, string_agg(text, $json_between order by {shown}) as text,"
-        " bool_and(plain), coalesce(list(strings) filter (strings is not null), [])"
+        " bool_and(coalesce(regexp_full_match(joined, $json_plain), true)),"
+        f" coalesce(list([{strings}]) filter (where regexp_matches(lower(joined), $json_needles)),"
+        " [])"
         f" from (select *, concat($json_start, {', '.join(values)}, $json_end) as text,"
-        f" {plain or 'true'} as plain,"
-        f" case when regexp_matches(lower(concat_ws(chr(10), {listed or 'null'})), $json_needles)"
-        f" then [{listed}] end as strings"
-        f" from (\n{sql}\n)) group by base_path"
+        f" concat_ws(' ', {strings or 'null'}) as joined"
+        f" from (\n{_unordered(sql, order)}\n)) group by base_path"
     )
     extra = {**pieces, "json_start": item, "json_end": "\n" + item + "}", "json_between": ",\n",
-             "json_needles": needles, **({"json_plain": _PLAIN} if strings else {})}  # fmt: skip
+             "json_needles": needles, "json_plain": _PLAIN}  # fmt: skip
     out: dict[str, CleanJson] = {}
     end = "\n" + " " * (2 * depth) + "]"
     for base, rows, every_plain, unsure in con.execute(text, {**bound, **extra}).fetchall():
@@ -310,6 +311,22 @@ def sql_json(
             return None
         out[base] = CleanJson(("[\n" + rows + end).encode())
     return out
+
+
+# a query's last clause when it is an order by of plain columns, qualified or not
+_FINAL_ORDER = re.compile(r"\border\s+by\s+([\w.,\s]+?)\s*\Z", re.IGNORECASE)
+
+
+def _unordered(sql: str, order: tuple[str, ...]) -> str:
+    """``sql`` without its final order by when that orders by ``order`` exactly, for a
+    caller that orders the rows itself: DuckDB sorted every row, and then built the rows'
+    JSON after the sort on one thread (``effect --json`` on D: 0.26 -> 0.19 s for
+    this part). Any other ending (desc, a limit, a comment) is kept as it is."""
+    found = _FINAL_ORDER.search(sql)
+    if found is None:
+        return sql
+    named = tuple(part.strip().rsplit(".", 1)[-1] for part in found.group(1).split(","))
+    return sql[: found.start()] if named == order else sql
 
 
 _Key = tuple[str, tuple[tuple[str, object], ...]]

@@ -558,6 +558,50 @@ def test_sql_json_writes_what_orjson_writes(value: str, written: bool) -> None:
         assert encode_json(text) == encode_json(doc)
 
 
+# (two strings of a row, whether sql_json writes them): each is tested in a join of the row's
+# strings; each string must still count by itself, whatever its neighbour holds
+_PAIRS = [
+    ("'plain'", "'also plain'", True),
+    ("'plain'", "'a \"quoted\" word'", False),
+    ("'café'", "null::varchar", False),
+    ("null::varchar", "'password=hunter2'", False),
+    ("'pass'", "'word=hunter2'", True),  # no secret in either; a needle across the two
+    ("null::varchar", "null::varchar", True),
+]
+
+
+@pytest.mark.parametrize(("first", "second", "written"), _PAIRS)
+def test_sql_json_tests_each_string_of_a_row(first: str, second: str, written: bool) -> None:
+    con = duckdb.connect()
+    con.execute("set TimeZone = 'UTC'")
+    sql = (
+        f"select base_path, k, {first} as s, {second} as t"
+        " from (values ('b1', 2), ('b1', 1)) as v(base_path, k) order by base_path, k"
+    )
+    found = metrics.sql_json(con, sql, {}, 3, ("base_path", "k"))
+    assert (found is not None) == written
+    if found is not None:
+        rows = [{k: v for k, v in row.items() if k != "base_path"}
+                for row in metrics._fetch(con, sql, {})]  # fmt: skip
+        doc = {"bases": [{"base": "b1", "evidence": rows}]}
+        assert encode_json({"bases": [{"base": "b1", "evidence": found["b1"]}]}) == encode_json(doc)
+
+
+def test_unordered_drops_only_an_order_by_of_the_given_columns() -> None:
+    order = ("base_path", "k")
+    assert metrics._unordered("select * from t\norder by\n    t.base_path, t.k\n", order) == (
+        "select * from t\n"
+    )
+    for kept in (
+        "select * from t order by base_path, k desc",
+        "select * from t order by k, base_path",
+        "select * from t order by base_path, k limit 3",
+        "select * from t order by base_path, k -- newest first",
+        "select * from (select * from t order by base_path, k) as s where k > 1",
+    ):
+        assert metrics._unordered(kept, order) == kept
+
+
 def test_encode_json_redacts_as_before() -> None:
     doc = {"a": ["password=hunter2", {"k": 1.5, "t": datetime(2026, 1, 2, tzinfo=UTC)}], 3: None}
     old = orjson.dumps(
