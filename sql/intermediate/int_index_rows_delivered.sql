@@ -18,24 +18,55 @@ rows as (
     select *, from stg_index_rows
 ),
 
+-- each distinct text the reads of a version delivered, once: many reads of one version
+-- deliver the same text (D at 1.25 GB: 42,904 reads, 301 texts), and splitting and matching
+-- every read's text was most of this model's cost
+texts as (
+    select
+        base_path,
+        version_id,
+        read_text,
+        row_number() over (order by base_path, version_id, read_text) as text_id,
+    from (
+        select distinct
+            base_path,
+            version_id,
+            read_text,
+        from reads
+        where read_text is not null
+    ) as distinct_texts
+),
+
 delivered_lines as (
     select distinct
-        tool_use_id,
-        read_idx,
+        text_id,
         base_path,
+        version_id,
         trim(line) as line,
     from (
         select
-            tool_use_id,
-            read_idx,
+            text_id,
             base_path,
+            version_id,
             unnest(string_split(read_text, chr(10))) as line,
-        from reads
-        where read_text is not null
+        from texts
     ) as split_lines
     -- on the untrimmed line: trimming spaces cannot add or remove 'L-', and only the lines
     -- kept are trimmed (half the cost of trimming every delivered line first)
     where contains(line, 'L-')
+),
+
+-- the rows of its version each text shows: a line that ends with the row's text
+seen_rows as (
+    select distinct
+        d.text_id,
+        rows.line_no,
+    from delivered_lines as d
+    inner join rows
+        on
+            d.base_path = rows.base_path
+            and d.version_id = rows.version_id
+            and ends_with(d.line, trim(rows.line_text))
 ),
 
 pairs as (
@@ -46,6 +77,7 @@ pairs as (
         reads.base_path,
         reads.version_id,
         reads.read_text is not null as has_text,
+        texts.text_id,
         reads.method,
         reads.grep_pattern,
         reads.grep_flags,
@@ -59,28 +91,13 @@ pairs as (
         trim(rows.line_text) as row_text,
     from reads
     inner join rows using (base_path, version_id)
-),
-
-by_text as (
-    select distinct
-        pairs.tool_use_id,
-        pairs.read_idx,
-        pairs.base_path,
-        pairs.line_no,
-    from pairs
-    inner join delivered_lines as d
-        on
-            pairs.tool_use_id = d.tool_use_id
-            and pairs.read_idx = d.read_idx
-            and pairs.base_path = d.base_path
-            and ends_with(d.line, pairs.row_text)
-    where pairs.has_text
+    left join texts using (base_path, version_id, read_text)
 )
 
 select
-    pairs.* exclude (grep_pattern, grep_flags, row_text),
+    pairs.* exclude (text_id, grep_pattern, grep_flags, row_text),
     case
-        when pairs.has_text then by_text.line_no is not null
+        when pairs.has_text then seen_rows.line_no is not null
         when pairs.method = 'grep'
             then
                 coalesce(regexp_matches(
@@ -99,4 +116,4 @@ select
             )
     end as is_seen,
 from pairs
-left join by_text using (tool_use_id, read_idx, base_path, line_no)
+left join seen_rows on pairs.text_id = seen_rows.text_id and pairs.line_no = seen_rows.line_no

@@ -73,9 +73,37 @@ CASES = [
             *seen("tail", False, True, False, True),
         ],
     ),
+    Case(
+        "reads that deliver the same text, of one version or of two",
+        given={
+            "int_index_reads_versioned": [
+                read("a1", "cat", read_text="- L-0001 use x\n- L-0003 run z"),
+                read("a2", "cat", read_text="- L-0001 use x\n- L-0003 run z"),
+                read("a3", "cat", read_text="- L-0002 do y"),
+                # v2's row as v1's text: line 4 of v2, which is not v1's line 4
+                read("a4", "cat", read_text="- L-0009 other"),
+                read("b1", "cat", version_id="v2", read_text="- L-0001 use x\n- L-0003 run z"),
+                read("b2", "cat", version_id="v2", read_text="- L-0009 other"),
+            ],
+            "stg_index_rows": ROWS,
+        },
+        expected=[
+            *seen("a1", True, True, False, True),
+            *seen("a2", True, True, False, True),
+            *seen("a3", True, False, True, False),
+            *seen("a4", True, False, False, False),
+            {"tool_use_id": "b1", "lesson_id": "L-0009", "has_text": True, "is_seen": False},
+            {"tool_use_id": "b2", "lesson_id": "L-0009", "has_text": True, "is_seen": True},
+        ],
+    ),
 ]  # fmt: skip
 MUTANTS = [
-    ("ends_with(d.line, pairs.row_text)", "contains(d.line, left(pairs.row_text, 8))"),
+    ("ends_with(d.line, trim(rows.line_text))", "contains(d.line, left(trim(rows.line_text), 8))"),
+    ("and d.version_id = rows.version_id", "and true"),
+    (
+        "left join texts using (base_path, version_id, read_text)",
+        "left join texts using (base_path, read_text)",
+    ),
     ("then '(?i)' || pairs.grep_pattern", "then pairs.grep_pattern"),
     ("pairs.line_no > pairs.n_lines - pairs.tail_part_lines", "false"),
     ("else pairs.line_no between pairs.line_from and pairs.line_to", "else true"),
