@@ -28,7 +28,7 @@ from lessons_analytics.load import (
     load_chunks,
     now_utc,
 )
-from lessons_analytics.schema import RAW_TABLES, Columns, FileState
+from lessons_analytics.schema import RAW_TABLES, Columns, FileRow, FileState
 from lessons_analytics.unchanged import ERRORS_SHOWN, IngestReport
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def _run(
         raise
     stage("counting")
     report.totals = dict(totals(con))
-    now, stored = _after(con, files)
+    now, stored = _after(files, loaded.outcome.states)
     report.listing = unchanged.listing_of(
         con, files.sources, extra_bases, baseload.base_salt(), now, bases.links, stored
     )
@@ -187,45 +187,30 @@ def _discover(
     return _Files(stats.keys(), seen, asked.sources, pending, states, cleared, stats, stored)
 
 
-def _stored(con: duckdb.DuckDBPyConnection, paths: list[str] | None = None) -> dict[str, list[int]]:
-    """raw_files' size and mtime of every loaded file (or of ``paths``)."""
-    sql = "select path, size_bytes, mtime_ns from raw_files"
-    found = (
-        con.execute(sql).fetchall()
-        if paths is None
-        else con.execute(
-            sql + " where path in (select unnest($paths::varchar[]))", {"paths": paths}
-        ).fetchall()
-    )
+def _stored(con: duckdb.DuckDBPyConnection) -> dict[str, list[int]]:
+    """raw_files' size and mtime of every file."""
+    found = con.execute("select path, size_bytes, mtime_ns from raw_files").fetchall()
     return {path: [size, mtime] for path, size, mtime in found}
 
 
 def _after(
-    con: duckdb.DuckDBPyConnection, files: _Files
+    files: _Files, states: list[FileRow]
 ) -> tuple[dict[str, list[int]] | None, dict[str, list[int]] | None]:
-    """The files' sizes and mtimes now, and raw_files' of them, for the sidecar: the no-op
-    question's stats with the loaded files stat'ed again, and the states read before the
-    run with the loaded files' read again. (None, None) without the question's listing, or
-    when a loaded file cannot be stat'ed now (the next run looks at it again)."""
+    """The files' sizes and mtimes, and raw_files' of them, for the sidecar: the no-op
+    question's stats and the states read before the run, each with the size and mtime at
+    which the run loaded each file (``states``, the rows it wrote to raw_files). The
+    sidecar then says what is true, that the warehouse holds the files as they were when
+    read; a file that grew since differs at the next question, which then ingests. Taking
+    them from the states, not by stat'ing every loaded file again and reading raw_files,
+    saved a cold run of D at 1.25 GB (55,900 files) 0.2 s. (None, None) without the
+    question's listing, or when a file the run meant to load left no state (unreadable,
+    or unchanged by the time it was read): the next run looks at everything again."""
     if files.stats is None or files.stored is None:
         return None, None
-    loaded = [source.path for source in files.pending]
-    now = dict(files.stats)
-    for path in loaded:
-        try:
-            info = os.stat(path)
-        except (OSError, ValueError):
-            return None, None
-        now[path] = [info.st_size, info.st_mtime_ns]
-    if len(loaded) * 3 > len(files.stored):
-        # most files loaded (a cold run: none stored before): raw_files read whole is cheaper
-        # than looking up each path (55k paths of D: 0.09 s against 0.27 s); its rows of
-        # files not listed now do not matter, ``listing_of`` looks up the listed ones
-        return now, _stored(con)
-    again = set(loaded)
-    stored = {path: stat for path, stat in files.stored.items() if path not in again}
-    stored.update(_stored(con, loaded))
-    return now, stored
+    loaded = {state["path"]: [state["size_bytes"], state["mtime_ns"]] for state in states}
+    if any(source.path not in loaded for source in files.pending):
+        return None, None
+    return {**files.stats, **loaded}, {**files.stored, **loaded}
 
 
 @dataclass

@@ -116,6 +116,32 @@ def test_a_change_is_never_answered_from_the_sidecar(
         assert after.totals["lessons"] == before.totals["lessons"]
 
 
+def test_a_file_that_grows_while_the_run_stores_its_rows_is_loaded_by_the_next(
+    tmp_path: Path,
+) -> None:
+    """The sidecar holds each file as the run read it (its state in raw_files), so a file
+    that grew after it was read is no no-op at the next question, and the next run loads
+    the new line."""
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "warehouse.duckdb"
+    ingest(db, _sources(ws))
+    _new_transcript(ws)
+    grown: list[str] = []
+
+    def stage(name: str) -> None:
+        if name == "storing rows" and not grown:  # every file is read by now
+            _append_a_line(ws)
+            grown.append(name)
+
+    first = ingest(db, _sources(ws), stage=stage)
+    assert grown and first.files_loaded == 1
+    assert unchanged.check(db, _sources(ws), []) is None
+    second = ingest(db, _sources(ws))
+    assert second.files_loaded == 1
+    assert second.totals["load_errors"] == first.totals["load_errors"] + 1  # "not json"
+    assert unchanged.check(db, _sources(ws), []) is not None
+
+
 def test_an_unreadable_file_is_never_remembered(tmp_path: Path) -> None:
     if os.geteuid() == 0:
         pytest.skip("root reads every file")
