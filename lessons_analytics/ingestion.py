@@ -202,7 +202,7 @@ def _after(
     sidecar then says what is true, that the warehouse holds the files as they were when
     read; a file that grew since differs at the next question, which then ingests. Taking
     them from the states, not by stat'ing every loaded file again and reading raw_files,
-    saved a cold run of D at 1.25 GB (55,900 files) 0.2 s. (None, None) without the
+    took a cold run of D at 1.25 GB (55,900 files) 0.07 s instead of 0.23. (None, None) without the
     question's listing, or when a file the run meant to load left no state (unreadable,
     or unchanged by the time it was read): the next run looks at everything again."""
     if files.stats is None or files.stored is None:
