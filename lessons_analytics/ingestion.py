@@ -200,11 +200,11 @@ def _after(
     question's stats and the states read before the run, each with the size and mtime at
     which the run loaded each file (``states``, the rows it wrote to raw_files). The
     sidecar then says what is true, that the warehouse holds the files as they were when
-    read; a file that grew since differs at the next question, which then ingests. Taking
-    them from the states, not by stat'ing every loaded file again and reading raw_files,
-    took a cold run of D at 1.25 GB (55,900 files) 0.07 s instead of 0.23. (None, None) without the
-    question's listing, or when a file the run meant to load left no state (unreadable,
-    or unchanged by the time it was read): the next run looks at everything again."""
+    read; a file that grew since differs at the next question, which then ingests. Taken
+    from the states, not by stat'ing every loaded file again and reading raw_files: a cold
+    run of D at 1.25 GB (55,900 files) spent 0.07 s here instead of 0.23. (None, None)
+    without the question's listing, or when a file the run meant to load left no state
+    (unreadable, or unchanged by the time it was read): the next run looks at all again."""
     if files.stats is None or files.stored is None:
         return None, None
     loaded = {state["path"]: [state["size_bytes"], state["mtime_ns"]] for state in states}
