@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -86,9 +86,29 @@ def to_spark(sql: str) -> str:
     """Spark SQL for one DuckDB statement; raises where sqlglot cannot translate. Each
     ``$name`` parameter becomes ``cast(:name as <PARAM_TYPES[name]>)``: Spark binds only
     literals, and a null literal has no type of its own."""
-    tree = sqlglot.parse_one(sql, read="duckdb")
+    tree = _parse(sql)
     tree = tree.transform(_iso_week).transform(_typed_parameter)
     return str(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE))
+
+
+def _parse(sql: str) -> exp.Expression:
+    """One DuckDB statement as sqlglot reads it, with the DuckDB functions it does not know
+    but Spark has under another name (``_SPARK_NAMES``) named as Spark's."""
+    return sqlglot.parse_one(sql, read="duckdb").transform(_spark_named)
+
+
+def _spark_named(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.Anonymous) and node.name.lower() in _SPARK_NAMES:
+        return _SPARK_NAMES[node.name.lower()](*node.expressions)
+    return node
+
+
+# DuckDB functions sqlglot reads as unknown, by what they are on Spark: an instant's
+# microseconds since the epoch (a difference of two in SQL is exact and, unlike a
+# date_diff of two zoned times, needs no calendar: fct_events' gaps)
+_SPARK_NAMES: dict[str, Callable[..., exp.Expression]] = {
+    "epoch_us": lambda instant: exp.UnixMicros(this=instant),
+}
 
 
 def _typed_parameter(node: exp.Expression) -> exp.Expression:
@@ -130,7 +150,7 @@ def portable_problems(sql: str) -> list[str]:
     ``epoch`` truncated to whole seconds, and functions sqlglot does not know (passed
     through under their DuckDB name)."""
     try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
+        tree = _parse(sql)
     except sqlglot.errors.ParseError as exc:
         return [f"does not parse as DuckDB SQL: {exc}"]
     problems: list[str] = []

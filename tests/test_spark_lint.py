@@ -32,7 +32,7 @@ def test_every_model_and_query_translates(path: str) -> None:
         ("select string_agg(x, ',' order by x) from t", "ordered aggregate"),
         ("select epoch(ts) from t", "unix_timestamp"),
         ("select strftime(ts, '%Y-%V') from t", "week-based"),
-        ("select epoch_us(ts) from t", "untranslated"),
+        ("select epoch_ns(ts) from t", "untranslated"),
     ],
 )
 def test_the_known_traps_are_refused(sql: str, words: str) -> None:
@@ -43,12 +43,19 @@ def test_the_known_traps_are_refused(sql: str, words: str) -> None:
 def test_portable_forms_pass() -> None:
     for sql in (
         "select date_diff('microsecond', a, b) / 1e6 from t",
+        "select (epoch_us(b) - epoch_us(a)) / 1e6 from t",
         "select list_sort(list(x)) from t",
         "select strftime(ts, '%G-W%V') from t",
         "with r as (select x, row_number() over (order by y) as n from t)"
         " select x from r where n = 1 limit 5",
     ):
         assert portable_problems(sql) == [], sql
+
+
+def test_epoch_us_is_spark_unix_micros() -> None:
+    assert to_spark("select epoch_us(ts) - epoch_us(t0) as d from t") == (
+        "SELECT UNIX_MICROS(ts) - UNIX_MICROS(t0) AS d FROM t"
+    )
 
 
 def test_the_iso_week_and_parameters_are_rewritten() -> None:
