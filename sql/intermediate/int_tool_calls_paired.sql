@@ -4,7 +4,8 @@
 -- materialized: temp (read by several models in one build; the file keeps it as a view)
 -- duration_s: a duration the runtime recorded itself (Codex wall time, Task/Glob
 -- durationMs) wins; else result timestamp minus call timestamp, exact to the microsecond
--- (epoch() as a double loses the milliseconds). No result, no duration.
+-- (epoch() as a double loses the milliseconds; epoch_us, an integer, keeps them and, unlike
+-- a date_diff of two zoned times, needs no calendar). No result, no duration.
 with
 
 calls as (
@@ -27,7 +28,7 @@ select
     results.tool_use_id is not null as has_result,
     coalesce(
         results.duration_s,
-        date_diff('microsecond', calls.ts, results.ts) / 1e6
+        (epoch_us(results.ts) - epoch_us(calls.ts)) / 1e6
     ) as duration_s,
     coalesce(results.is_error, false) as is_error,
     results.exit_code,

@@ -31,14 +31,15 @@ gaps as (
         events.file_id,
         events.line_no,
         -- events without ts sort last, after every timestamped event, and their own gap
-        -- is null (date_diff of a null), so they neither have nor break a gap
-        date_diff(
-            'microsecond',
-            lag(events.ts) over (
+        -- is null (a difference with a null), so they neither have nor break a gap. The
+        -- microseconds apart as a difference of epoch microseconds: a date_diff of two
+        -- zoned times goes through the zone's calendar (ICU), 40 % of this window's cost
+        (
+            epoch_us(events.ts)
+            - epoch_us(lag(events.ts) over (
                 partition by events.session_id
                 order by events.ts asc nulls last, events.file_id asc, events.line_no asc
-            ),
-            events.ts
+            ))
         ) / 1e6 as gap_s,
     -- int_events_deduplicated read again rather than the events CTE: a CTE read twice is
     -- one DuckDB copies whole into a temporary result first

@@ -81,6 +81,7 @@ MUTANTS = [
     ("events.file_id asc, events.line_no asc", "events.file_id desc, events.line_no desc"),
     ("semi join runs", "left join runs"),  # the ghost run's line is kept
     ("inner join gaps", "left join gaps"),  # so is it here
+    ("epoch_us(events.ts)\n", "epoch_us(events.ts) / 1000\n"),  # milliseconds minus us
 ]
 
 

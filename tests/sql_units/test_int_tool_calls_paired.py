@@ -46,9 +46,11 @@ CASES = [
 MUTANTS = [
     ("left join results", "inner join results"),
     (
-        "date_diff('microsecond', calls.ts, results.ts) / 1e6",
+        "(epoch_us(results.ts) - epoch_us(calls.ts)) / 1e6",
         "date_diff('second', calls.ts, results.ts)",
     ),
+    # the two instants the other way round: a negative duration
+    ("epoch_us(results.ts) - epoch_us(calls.ts)", "epoch_us(calls.ts) - epoch_us(results.ts)"),
     ("results.duration_s,\n", "null,\n"),
     ("coalesce(results.is_error, false)", "results.is_error"),
     ("results.tool_use_id is not null as has_result", "true as has_result"),
