@@ -536,18 +536,14 @@ _OTHERS = (
 )
 
 
-@pytest.mark.parametrize(("value", "written"), _VALUES)
-def test_sql_json_writes_what_orjson_writes(value: str, written: bool) -> None:
+def _sql_json_as_rows(sql: str) -> bool:
+    """Whether ``sql_json`` writes the rows of ``sql`` (keyed by base_path, ordered by k);
+    where it does, each base's text must encode as its rows do."""
     con = duckdb.connect()
     con.execute("set TimeZone = 'UTC'")
-    sql = (
-        f"select base_path, k, {value} as s, {_OTHERS}"
-        " from (values ('b1', 2), ('b1', 1), ('b2', 3)) as t(base_path, k) order by base_path, k"
-    )
     found = metrics.sql_json(con, sql, {}, 3, ("base_path", "k"))
-    assert (found is not None) == written
     if found is None:
-        return
+        return False
     rows: dict[str, list[dict[str, Any]]] = {}
     for row in metrics._fetch(con, sql, {}):
         rows.setdefault(row.pop("base_path"), []).append(row)
@@ -556,6 +552,16 @@ def test_sql_json_writes_what_orjson_writes(value: str, written: bool) -> None:
         doc = {"bases": [{"base": base, "evidence": listed, "after": 1}]}
         text = {"bases": [{"base": base, "evidence": found[base], "after": 1}]}
         assert encode_json(text) == encode_json(doc)
+    return True
+
+
+@pytest.mark.parametrize(("value", "written"), _VALUES)
+def test_sql_json_writes_what_orjson_writes(value: str, written: bool) -> None:
+    sql = (
+        f"select base_path, k, {value} as s, {_OTHERS}"
+        " from (values ('b1', 2), ('b1', 1), ('b2', 3)) as t(base_path, k) order by base_path, k"
+    )
+    assert _sql_json_as_rows(sql) == written
 
 
 # (two strings of a row, whether sql_json writes them): each is tested in a join of the row's
@@ -572,19 +578,11 @@ _PAIRS = [
 
 @pytest.mark.parametrize(("first", "second", "written"), _PAIRS)
 def test_sql_json_tests_each_string_of_a_row(first: str, second: str, written: bool) -> None:
-    con = duckdb.connect()
-    con.execute("set TimeZone = 'UTC'")
     sql = (
         f"select base_path, k, {first} as s, {second} as t"
         " from (values ('b1', 2), ('b1', 1)) as v(base_path, k) order by base_path, k"
     )
-    found = metrics.sql_json(con, sql, {}, 3, ("base_path", "k"))
-    assert (found is not None) == written
-    if found is not None:
-        rows = [{k: v for k, v in row.items() if k != "base_path"}
-                for row in metrics._fetch(con, sql, {})]  # fmt: skip
-        doc = {"bases": [{"base": "b1", "evidence": rows}]}
-        assert encode_json({"bases": [{"base": "b1", "evidence": found["b1"]}]}) == encode_json(doc)
+    assert _sql_json_as_rows(sql) == written
 
 
 def test_unordered_drops_only_an_order_by_of_the_given_columns() -> None:
