@@ -43,8 +43,8 @@ assistant as (
         -- the model of the largest piece that names one, a tie going to the greater name
         -- (a piece without a model is skipped, as arg_max skipped it): the max of a struct
         -- rather than arg_max over one (D at 1.25 GB: this model 2.25 -> 1.82 CPU s), and a
-        -- sum as decimal(38, 0) (a hugeint, which Spark has under that name), which two
-        -- bigint counts cannot overflow
+        -- sum as decimal(38, 0), which two bigint counts cannot overflow and which Spark
+        -- has too (a hugeint it has not)
         (max({
             'tokens': coalesce(input_tokens, 0)::decimal(38, 0) + coalesce(output_tokens, 0),
             'model': model
