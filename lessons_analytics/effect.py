@@ -142,6 +142,14 @@ def lesson_effect_rows(
     return _effect_rows(con, rows, filters, thresholds, costs)
 
 
+def lesson_rows_ahead(con: duckdb.DuckDBPyConnection, thresholds: Thresholds) -> None:
+    """Inside ``metrics.rows_per_base``: start fetching, for every base, the rows
+    ``lesson_effect_rows`` of one base without since or until will ask
+    (``metrics.fetch_ahead``)."""
+    params = _lesson_params(Filters(), int(thresholds["retire_window_days"]))
+    metrics.fetch_ahead(con, "effect_lessons", **params)
+
+
 def _lesson_params(filters: Filters, retire_window_days: int | None) -> dict[str, Any]:
     return {**filters.params(), "retire_window_days": retire_window_days}
 

@@ -45,6 +45,8 @@ from lessons_analytics.redact import CleanJson, first_needles, redact, redact_fr
 from lessons_analytics.settings import Thresholds, query_params
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     import polars as pl
 
 _PARAM = re.compile(r"\$([a-z_][a-z0-9_]*)")
@@ -417,12 +419,14 @@ def per_base(
 @dataclass
 class _Shared:
     """The rows of ``rows_per_base``: per question (asked for every base), each base's rows
-    not yet handed out."""
+    not yet handed out, and the answers being fetched ahead (``ahead``)."""
 
     con: duckdb.DuckDBPyConnection
     bases: tuple[str, ...]
     names: frozenset[str]  # the SQL of the queries shared
     parts: dict[_Key, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    fetching: dict[_Key, Future[list[dict[str, Any]]]] = field(default_factory=dict)
+    pool: ThreadPoolExecutor | None = None
 
     def take(self, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]] | None:
         """``base``'s rows of the answer for every base, or None where the query is asked
@@ -439,9 +443,28 @@ class _Shared:
         parts = self.parts.get(key)
         if parts is None:
             parts = self.parts[key] = {b: [] for b in self.bases}
-            for row in _fetch(self.con, sql, every):
+            fetching = self.fetching.pop(key, None)
+            rows = fetching.result() if fetching else _fetch(self.con, sql, every)
+            for row in rows:
                 parts.setdefault(row["base_path"], []).append(row)
         return parts.pop(base, None)
+
+    def ahead(self, name: str, params: dict[str, Any]) -> None:
+        """Start fetching the answer for every base to ``name`` with ``params`` (``$bases``
+        aside) on a cursor of its own thread, for a ``take`` of the same question later:
+        DuckDB runs it while this thread asks and reads the others (``stats`` on D:
+        effect_lessons, 0.05 s, while each base's rituals are timed: the command 0.44 ->
+        0.41 s)."""
+        sql = sqlfiles.load(name)
+        every = _bound(sql, {**params, "bases": list(self.bases)})
+        key = _key(sql, every)
+        if sql not in self.names or key in self.parts or key in self.fetching:
+            return
+        if self.pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # its import only where used
+
+            self.pool = ThreadPoolExecutor(max_workers=1)
+        self.fetching[key] = self.pool.submit(on_cursor, _fetch, self.con, sql, every)
 
 
 _ROWS: ContextVar[_Shared | None] = ContextVar("lessons_analytics_rows_per_base", default=None)
@@ -459,11 +482,25 @@ def rows_per_base(
     if len(bases) < 2:
         yield
         return
-    token = _ROWS.set(_Shared(con, tuple(bases), frozenset(sqlfiles.load(n) for n in names)))
+    shared = _Shared(con, tuple(bases), frozenset(sqlfiles.load(n) for n in names))
+    token = _ROWS.set(shared)
     try:
         yield
     finally:
         _ROWS.reset(token)
+        if shared.pool is not None:
+            # a fetch under way ends (its cursor closed) before the caller's connection may;
+            # one not started yet is dropped
+            shared.pool.shutdown(cancel_futures=True)
+
+
+def fetch_ahead(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> None:
+    """Inside ``rows_per_base(con, ...)``: start fetching the answer for every base to the
+    question ``query_rows(con, name, bases=[one base], **params)`` will ask (``_Shared.ahead``);
+    elsewhere nothing."""
+    shared = _ROWS.get()
+    if shared is not None and shared.con is con:
+        shared.ahead(name, params)
 
 
 @contextmanager

@@ -10,10 +10,11 @@ from typing import Any
 import duckdb
 import pytest
 
-from lessons_analytics import metrics, warehouse
+from lessons_analytics import effect, metrics, warehouse
 from lessons_analytics.demo import build_demo
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.report.data import BY_TIME, PER_BASE
+from lessons_analytics.settings import Thresholds
 
 
 @pytest.fixture(scope="module")
@@ -123,3 +124,52 @@ def test_a_base_gets_its_own_rows(
     assert any(alone.values())
     assert shared == alone, name
     assert again == alone[bases[0]], name
+
+
+@pytest.mark.parametrize("name", PER_BASE)
+def test_an_answer_fetched_ahead_is_each_bases_own(
+    con: duckdb.DuckDBPyConnection, name: str
+) -> None:
+    # stats fetches its slowest question ahead on a cursor of its own thread: each base
+    # still gets its own rows, and the answer fetched ahead is the one taken (not asked
+    # a second time on the connection)
+    bases = _bases(con)
+    params = {**PARAMS, "since": None, "until": None}
+    alone = {b: metrics.query_rows(con, name, **params, bases=[b]) for b in bases}
+    with metrics.rows_per_base(con, bases, PER_BASE):
+        metrics.fetch_ahead(con, name, **params)
+        shared = metrics._ROWS.get()
+        assert shared is not None and len(shared.fetching) == 1
+        taken = {b: metrics.query_rows(con, name, **params, bases=[b]) for b in bases}
+        assert not shared.fetching
+    assert taken == alone, name
+
+
+def test_an_answer_fetched_ahead_and_never_taken_is_let_go(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    bases = _bases(con)
+    params = {**PARAMS, "since": None, "until": None}
+    with metrics.rows_per_base(con, bases, PER_BASE):
+        metrics.fetch_ahead(con, "effect_lessons", **params)
+        # another question (a window) is asked as it is, not answered by the one ahead
+        windowed = {**params, "until": datetime(2026, 11, 30, tzinfo=UTC)}
+        asked = metrics.query_rows(con, "effect_lessons", **windowed, bases=[bases[0]])
+    alone = metrics.query_rows(con, "effect_lessons", **windowed, bases=[bases[0]])
+    assert asked == alone
+    # outside rows_per_base nothing is fetched ahead
+    metrics.fetch_ahead(con, "effect_lessons", **params)
+    assert metrics._ROWS.get() is None
+
+
+def test_stats_fetches_ahead_the_lesson_rows_it_then_asks(con: duckdb.DuckDBPyConnection) -> None:
+    # signs.bases_stats fetches effect_lessons ahead: it must be the question
+    # lesson_effect_rows asks of one base, or the answer is fetched for nothing
+    bases = _bases(con)
+    thresholds = Thresholds()
+    with metrics.rows_per_base(con, bases, PER_BASE):
+        effect.lesson_rows_ahead(con, thresholds)
+        shared = metrics._ROWS.get()
+        assert shared is not None and len(shared.fetching) == 1
+        effect.lesson_effect_rows(con, metrics.Filters((bases[0],)), thresholds, costs={})
+        assert not shared.fetching
