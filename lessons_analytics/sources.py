@@ -6,7 +6,9 @@ stat the files before it imports either.
 
 from __future__ import annotations
 
+import marshal
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,7 +93,7 @@ def scan(paths: Iterable[Path]) -> dict[str, list[int]] | None:
                     return None
                 found[root] = [info.st_size, info.st_mtime_ns]
             continue
-        if not _scan_folder(root, found):
+        if not _scan_tree(root, found):
             return None
     return found
 
@@ -105,43 +107,127 @@ _BY_DESCRIPTOR = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 
 
-def _scan_folder(top: str, found: dict[str, list[int]]) -> bool:
-    """One folder of ``scan`` and those below it, as ``os.walk`` (not following links to
-    folders) walks them; False when something makes the listing unusable. (The descriptor
-    is opened and closed here rather than in a context manager: at 6,300 folders that
-    manager's calls were a tenth of the scan's CPU time.)"""
-    by_descriptor = _BY_DESCRIPTOR
-    folders = [top]
+def _scan_folders(folders: list[str], found: dict[str, list[int]]) -> bool:
+    """The folders of ``scan`` and those below them, as ``os.walk`` (not following links to
+    folders) walks them; False when something makes the listing unusable. ``folders`` is
+    the walk's stack: emptied as they are walked."""
     while folders:
-        dirpath = folders.pop()
-        prefix = dirpath if dirpath.endswith(os.sep) else dirpath + os.sep
-        try:
-            descriptor = os.open(dirpath, _FOLDER_FLAGS) if by_descriptor else -1
-            try:
-                with os.scandir(descriptor if by_descriptor else dirpath) as entries:
-                    for entry in entries:
-                        name = entry.name
-                        try:
-                            is_dir = entry.is_dir()
-                        except OSError:  # as os.walk: listed as a file
-                            is_dir = False
-                        if is_dir:
-                            if not entry.is_symlink():
-                                folders.append(prefix + name)
-                        elif name.endswith(".jsonl") or (
-                            name.endswith(".json") and _json_kind(name) is not None
-                        ):  # every *.jsonl is a transcript, a *.json only by its name
-                            path = prefix + name
-                            if not path.isascii() and not _utf8(path):
-                                return False
-                            info = entry.stat()  # follows a link, as os.stat does
-                            found[path] = [info.st_size, info.st_mtime_ns]
-            finally:
-                if by_descriptor:
-                    os.close(descriptor)
-        except OSError:  # an unreadable folder, or a file that cannot be stat'ed
+        if not _scan_one(folders.pop(), found, folders):
             return False
     return True
+
+
+def _scan_one(dirpath: str, found: dict[str, list[int]], folders: list[str]) -> bool:
+    """The transcripts of one folder into ``found`` and its folders onto ``folders``; False
+    when something makes the listing unusable. (The descriptor is opened and closed here
+    rather than in a context manager: at 6,300 folders that manager's calls were a tenth
+    of the scan's CPU time.)"""
+    by_descriptor = _BY_DESCRIPTOR
+    prefix = dirpath if dirpath.endswith(os.sep) else dirpath + os.sep
+    try:
+        descriptor = os.open(dirpath, _FOLDER_FLAGS) if by_descriptor else -1
+        try:
+            with os.scandir(descriptor if by_descriptor else dirpath) as entries:
+                for entry in entries:
+                    name = entry.name
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:  # as os.walk: listed as a file
+                        is_dir = False
+                    if is_dir:
+                        if not entry.is_symlink():
+                            folders.append(prefix + name)
+                    elif name.endswith(".jsonl") or (
+                        name.endswith(".json") and _json_kind(name) is not None
+                    ):  # every *.jsonl is a transcript, a *.json only by its name
+                        path = prefix + name
+                        if not path.isascii() and not _utf8(path):
+                            return False
+                        info = entry.stat()  # follows a link, as os.stat does
+                        found[path] = [info.st_size, info.st_mtime_ns]
+        finally:
+            if by_descriptor:
+                os.close(descriptor)
+    except OSError:  # an unreadable folder, or a file that cannot be stat'ed
+        return False
+    return True
+
+
+# A big tree is stat'ed by two processes at once: the scan is a stat per file, nearly all
+# of it the interpreter's loop and the kernel's, on one core. The tree is listed breadth
+# first until a level has this many folders, which are then shared out between this
+# process and a forked copy of it; a tree that never has that many stays in this process
+# (a fork and the hand-over of its half cost some milliseconds). Only on Linux, and only
+# while this process runs one thread: a fork copies no other thread, and one of them may
+# hold a lock the copy would wait on forever (DuckDB's workers, once it is imported), and
+# macOS's system libraries are not safe to use in a forked copy at all. On the D corpus at
+# 1.25 GB (56,245 files in 6,300 folders) the scan took 0.19 s, shared 0.13 s.
+_SPLIT_FOLDERS = 16
+_FORKS = sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def _scan_tree(top: str, found: dict[str, list[int]]) -> bool:
+    """``_scan_folders([top], found)``, shared with a forked process when the tree is big."""
+    level = [top]
+    while len(level) < _SPLIT_FOLDERS:
+        below: list[str] = []
+        for folder in level:
+            if not _scan_one(folder, found, below):
+                return False
+        if not below:
+            return True
+        level = below
+    if not _alone():
+        return _scan_folders(level, found)
+    return _scan_shared(level, found)
+
+
+def _alone() -> bool:
+    """Whether this process may fork: Linux, and a single thread in it."""
+    if not _FORKS:
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def _scan_shared(folders: list[str], found: dict[str, list[int]]) -> bool:
+    """``_scan_folders`` of ``folders``, every other one walked by a forked process, which
+    sends what it found back through a pipe (``marshal``: a dict of strings and lists of
+    integers, written and read in C). A copy that fails, or dies, leaves its share to be
+    walked here: the result never depends on it."""
+    ours, theirs = folders[::2], folders[1::2]
+    try:
+        read, write = os.pipe()
+        child = os.fork()
+    except OSError:
+        return _scan_folders(folders, found)
+    if child == 0:  # pragma: no cover - the forked copy: its share, then gone
+        status = 1
+        try:
+            os.close(read)
+            shared: dict[str, list[int]] = {}
+            answer = marshal.dumps(shared if _scan_folders(list(theirs), shared) else None)
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(answer)
+            status = 0
+        finally:
+            os._exit(status)  # no atexit handler, no flush of the parent's buffers
+    os.close(write)
+    try:
+        ok = _scan_folders(ours, found)
+        with os.fdopen(read, "rb") as pipe:  # read whole before waiting: a pipe holds 64 KB
+            answer = pipe.read()
+    finally:
+        _, status = os.waitpid(child, 0)
+    if status != 0 or not answer:
+        return ok and _scan_folders(theirs, found)
+    theirs_found = marshal.loads(answer)
+    if theirs_found is None:
+        return False
+    found.update(theirs_found)
+    return ok
 
 
 def _utf8(path: str) -> bool:

@@ -99,3 +99,90 @@ def test_an_unreadable_folder_gives_up(tmp_path: Path) -> None:
 def test_a_missing_path_is_not_found(tmp_path: Path) -> None:
     with pytest.raises(SourceNotFound):
         scan([tmp_path / "nowhere"])
+
+
+# A big tree is shared with a forked copy of the process (Linux, one thread). The test
+# process may run DuckDB's threads, so the shared scan runs in a fresh interpreter, told
+# to share from the first level of two folders on (``_SPLIT_FOLDERS``), its forks counted.
+_SHARED_SCAN = """
+import json, marshal, os, sys
+from lessons_analytics import sources
+sources._SPLIT_FOLDERS = 2
+forks = []
+real_fork = os.fork
+def counted_fork():
+    forks.append(1)
+    return real_fork()
+os.fork = counted_fork
+if sys.argv[1] == "child-fails":
+    parent = os.getpid()
+    real_dumps = marshal.dumps
+    def dumps(value):
+        if os.getpid() != parent:
+            raise RuntimeError("the forked copy fails")
+        return real_dumps(value)
+    marshal.dumps = dumps
+found = sources.scan(sys.argv[2:])
+print(json.dumps({"forks": len(forks), "found": found}))
+"""
+
+needs_fork = pytest.mark.skipif(not sources._FORKS, reason="the scan forks on Linux only")
+
+
+def _scan_shared(paths: list[Path], mode: str = "plain") -> tuple[int, object]:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _SHARED_SCAN, mode, *map(str, paths)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    answer = json.loads(done.stdout)
+    return answer["forks"], answer["found"]
+
+
+@needs_fork
+def test_a_big_tree_is_shared_with_a_forked_copy(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    forks, found = _scan_shared([root])  # its first level has three folders
+    assert forks == 1
+    assert found == _long_way([root])
+    # a chain of single folders is never shared; two roots are scanned one after the other
+    paths = [root / "projects", root / "sessions", root]
+    forks, found = _scan_shared(paths)
+    assert forks == 1
+    assert found == _long_way(paths)
+
+
+@needs_fork
+def test_a_forked_copy_that_fails_leaves_its_share_to_the_scan(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    forks, found = _scan_shared([root], "child-fails")
+    assert forks >= 1
+    assert found == _long_way([root])
+
+
+@needs_fork
+def test_a_problem_in_either_share_gives_up(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    for folder in ("projects", "sessions", "outside"):  # whichever share each one falls in
+        bad = root / folder / "bad \udcff.jsonl"
+        bad.write_text("{}\n", encoding="utf-8", errors="surrogateescape")
+    forks, found = _scan_shared([root])
+    assert forks >= 1
+    assert found is None
+    assert _long_way([root]) is None
+
+
+def test_a_process_with_threads_does_not_fork() -> None:
+    import threading
+
+    release = threading.Event()
+    waiting = threading.Thread(target=release.wait)
+    waiting.start()
+    try:
+        assert not sources._alone()
+    finally:
+        release.set()
+        waiting.join()
