@@ -125,6 +125,9 @@ def _run(
     report.listing = unchanged.listing_of(
         con, files.sources, extra_bases, baseload.base_salt(), now, bases.links, stored
     )
+    if asked is not None and asked.digest is not None and now == asked.stats:
+        # every file loaded as the question stat'ed it: the listing it hashed (D: 0.02 s)
+        report.listing_digest = asked.digest
     return report
 
 

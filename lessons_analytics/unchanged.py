@@ -63,6 +63,9 @@ class IngestReport:
     totals: dict[str, Any] = field(default_factory=dict)
     # what `remember` stores once the warehouse is closed (None: not rememberable)
     listing: Listing | None = field(default=None, repr=False)
+    # the digest of ``listing``'s files when the run knows it already (the no-op question
+    # made it of the same sizes and mtimes): ``remember`` then does not hash them again
+    listing_digest: str | None = field(default=None, repr=False)
 
     def document(self) -> IngestDocument:
         """The ``ingest --json`` document of cli.md."""
@@ -173,6 +176,8 @@ class Answer:
     # was not written since), so the run need not read raw_files whole to find new files;
     # None when the files' file is missing or not the sidecar's own
     stored: dict[str, list[int]] | None = None
+    # with ``stats``, their digest, when the sidecar was there to compare it with
+    digest: str | None = None
 
 
 def check(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> IngestReport | None:
@@ -197,7 +202,8 @@ def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
             answer.stats = _listing(answer.sources)
         if answer.stats is None or stored is None:
             return answer
-        if _digest(answer.stats) != stored["files"]["digest"]:
+        answer.digest = _digest(answer.stats)
+        if answer.digest != stored["files"]["digest"]:
             answer.stored = _stored_files(db_path, stored["files"]["digest"])
             return answer
         links = _links(list(stored["links"]))
@@ -310,7 +316,7 @@ def remember(
     # sidecar, which costs the next run its shortcut, never the run itself
     with contextlib.suppress(OSError, TypeError):
         files = report.listing["files"]
-        digest = _digest(files)
+        digest = report.listing_digest or _digest(files)
         _replace(files_sidecar(db_path), {"digest": digest, "files": files})
         document = {
             "format": _FORMAT,

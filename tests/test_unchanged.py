@@ -284,3 +284,35 @@ def test_a_sidecar_that_does_not_hold_still_hands_its_listing_to_the_run(
     assert with_listing.lines_loaded == without.lines_loaded
     assert _stored_rows(db) == _stored_rows(copy)
     assert unchanged.check(db, _sources(ws), []) is not None
+
+
+def _sidecar_digests(db: Path) -> tuple[str, str, str]:
+    """The sidecar's digest, its files' file's, and the digest of the files it lists."""
+    files = json.loads(unchanged.files_sidecar(db).read_bytes())
+    main = json.loads(unchanged.sidecar(db).read_bytes())
+    return main["files"]["digest"], files["digest"], unchanged._digest(files["files"])
+
+
+def test_the_sidecar_digest_is_always_of_the_files_it_lists(tmp_path: Path) -> None:
+    """A run reuses the no-op question's digest only when it loaded every file as the
+    question stat'ed it; a new file that grew between the question and its reading is
+    stored at the size read, and hashed again."""
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "warehouse.duckdb"
+    ingest(db, _sources(ws))
+    _new_transcript(ws)
+    asked = unchanged.ask(db, _sources(ws), [])
+    assert asked.report is None and asked.digest is not None
+    reused = ingest_changed(db, _sources(ws), [], asked=asked)
+    assert reused.listing_digest == asked.digest  # loaded as stat'ed: the question's digest
+    assert len(set(_sidecar_digests(db))) == 1
+
+    new = next(ws.claude_projects.rglob("00000000-0000-4000-8000-00000000abcd.jsonl"))
+    os.utime(new, ns=(0, os.stat(new).st_mtime_ns + 10**9))  # touched: the run reads it
+    asked = unchanged.ask(db, _sources(ws), [])
+    with new.open("a", encoding="utf-8") as handle:  # grows after the question
+        handle.write("not json\n")
+    grown = ingest_changed(db, _sources(ws), [], asked=asked)
+    assert grown.files_loaded == 1 and grown.listing_digest is None
+    assert len(set(_sidecar_digests(db))) == 1
+    assert unchanged.check(db, _sources(ws), []) is not None
