@@ -80,13 +80,6 @@ others as (
     from other_events
 )
 
--- the responses in session order: a refresh deletes and reads a session's rows, and a
--- filter on session_id costs with the distinct sessions of each row group it reads,
--- which the grouping above scatters over every row group (D at 1.25 GB: 25k a row group
--- and 11 ms a filter; in order 11k and 1.5 ms)
-select *, from (
-    select *, from assistant
-    order by session_id
-) as responses
+select *, from assistant
 union all
 select *, from others
