@@ -150,6 +150,15 @@ def lesson_rows_ahead(con: duckdb.DuckDBPyConnection, thresholds: Thresholds) ->
     metrics.fetch_ahead(con, "effect_lessons", **params)
 
 
+def ritual_times_ahead(con: duckdb.DuckDBPyConnection, bases: list[str]) -> None:
+    """Inside ``metrics.rows_per_base``: start fetching the calls ``lesson_costs`` of each
+    of ``bases`` alone will time, the last base's first (the asker goes in order: the two
+    meet in the middle, and a fetch the asker reaches first is dropped)."""
+    for item in reversed(metrics.lesson_rituals(con, Filters(tuple(bases)))):
+        scoped = Filters((item["base_path"],))
+        metrics.ritual_calls_ahead(con, {**scoped.params(), "pattern": item["ritual"]}, ids=False)
+
+
 def _lesson_params(filters: Filters, retire_window_days: int | None) -> dict[str, Any]:
     return {**filters.params(), "retire_window_days": retire_window_days}
 

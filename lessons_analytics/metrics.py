@@ -212,6 +212,15 @@ def query_columns(
     return _fetch(con, f"select {shown} from (\n{sql}\n)", _bound(sql, params))
 
 
+def _fetch_shared(
+    con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """``_fetch``, or the rows ``rows_per_base`` fetched ahead for this exact question."""
+    shared = _ROWS.get()
+    ahead = shared.taken(sql, bound) if shared is not None and shared.con is con else None
+    return ahead.result() if ahead is not None else _fetch(con, sql, bound)
+
+
 def _fetch(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]]:
     cursor = con.execute(sql, bound)
     columns = [d[0] for d in cursor.description or []]
@@ -426,6 +435,7 @@ class _Shared:
     names: frozenset[str]  # the SQL of the queries shared
     parts: dict[_Key, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
     fetching: dict[_Key, Future[list[dict[str, Any]]]] = field(default_factory=dict)
+    exact: dict[_Key, Future[list[dict[str, Any]]]] = field(default_factory=dict)
     pool: ThreadPoolExecutor | None = None
 
     def take(self, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -460,11 +470,27 @@ class _Shared:
         key = _key(sql, every)
         if sql not in self.names or key in self.parts or key in self.fetching:
             return
+        self.fetching[key] = self._submit(sql, every)
+
+    def ahead_exact(self, sql: str, bound: dict[str, Any]) -> None:
+        """Start fetching the rows of ``sql`` with ``bound`` as they are, for a
+        ``_fetch_shared`` of the same question later."""
+        key = _key(sql, bound)
+        if key not in self.exact:
+            self.exact[key] = self._submit(sql, bound)
+
+    def taken(self, sql: str, bound: dict[str, Any]) -> Future[list[dict[str, Any]]] | None:
+        """The fetch ahead of this exact question, if one was started and is not dropped: a
+        fetch not yet started is cancelled, the asker runs it itself sooner."""
+        ahead = self.exact.pop(_key(sql, bound), None)
+        return None if ahead is None or ahead.cancel() else ahead
+
+    def _submit(self, sql: str, bound: dict[str, Any]) -> Future[list[dict[str, Any]]]:
         if self.pool is None:
             from concurrent.futures import ThreadPoolExecutor  # its import only where used
 
             self.pool = ThreadPoolExecutor(max_workers=1)
-        self.fetching[key] = self.pool.submit(on_cursor, _fetch, self.con, sql, every)
+        return self.pool.submit(on_cursor, _fetch, self.con, sql, bound)
 
 
 _ROWS: ContextVar[_Shared | None] = ContextVar("lessons_analytics_rows_per_base", default=None)
@@ -872,15 +898,30 @@ def ritual_calls(
         for week, count, durations in by_week.iter_rows():
             weeks[week] = (count, durations)
         return RitualCalls(weeks, frame.get_column("tool_use_id").to_list() if ids else [])
-    listed = "list(tool_use_id)" if ids else "[]"
-    grouped = (
-        "select week, count(*) as calls, coalesce(list(duration_s) filter (timed), [])"
-        f" as durations, {listed} as ids from (\n{sql}\n) group by week"
-    )
-    for row in _fetch(con, grouped, _bound(sql, params)):
+    for row in _fetch_shared(con, _grouped_calls(sql, ids), _bound(sql, params)):
         weeks[row["week"]] = (row["calls"], row["durations"])
         found.extend(row["ids"])
     return RitualCalls(weeks, found)
+
+
+def _grouped_calls(sql: str, ids: bool) -> str:
+    """cost_calls (``sql``) grouped by week: its calls, timed durations and (``ids``) ids."""
+    listed = "list(tool_use_id)" if ids else "[]"
+    return (
+        "select week, count(*) as calls, coalesce(list(duration_s) filter (timed), [])"
+        f" as durations, {listed} as ids from (\n{sql}\n) group by week"
+    )
+
+
+def ritual_calls_ahead(
+    con: duckdb.DuckDBPyConnection, params: dict[str, Any], *, ids: bool = True
+) -> None:
+    """Inside ``rows_per_base(con, ...)``: start fetching what ``ritual_calls(con, params,
+    ids=ids)`` will ask (``_Shared.ahead_exact``); elsewhere nothing."""
+    shared = _ROWS.get()
+    if shared is not None and shared.con is con and not remembers(con):
+        sql = sqlfiles.load("cost_calls")
+        shared.ahead_exact(_grouped_calls(sql, ids), _bound(sql, params))
 
 
 def _hours_by_week(calls: RitualCalls) -> list[dict[str, Any]]:

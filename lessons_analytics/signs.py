@@ -142,6 +142,7 @@ def bases_stats(
         return [base_stats(base, as_of, thresholds, con) for base in bases]
     with metrics.rows_per_base(con, _resolved(bases), metrics.PER_BASE):
         effect.lesson_rows_ahead(con, thresholds)  # the slowest question, asked last
+        effect.ritual_times_ahead(con, _resolved(bases))
         return [base_stats(base, as_of, thresholds, con) for base in bases]
 
 

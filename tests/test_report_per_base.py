@@ -173,3 +173,21 @@ def test_stats_fetches_ahead_the_lesson_rows_it_then_asks(con: duckdb.DuckDBPyCo
         assert shared is not None and len(shared.fetching) == 1
         effect.lesson_effect_rows(con, metrics.Filters((bases[0],)), thresholds, costs={})
         assert not shared.fetching
+
+
+def test_stats_fetches_ahead_the_ritual_calls_it_then_times(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    # signs.bases_stats fetches each base's ritual calls ahead, as lesson_costs asks them:
+    # the costs are the same, and every fetch ahead is taken or dropped, none left over
+    bases = _bases(con)
+    thresholds = Thresholds()
+    alone = {b: effect.lesson_costs(con, metrics.Filters((b,)), thresholds) for b in bases}
+    assert any(hours for costs in alone.values() for hours, _ in costs.values())
+    with metrics.rows_per_base(con, bases, PER_BASE):
+        effect.ritual_times_ahead(con, bases)
+        shared = metrics._ROWS.get()
+        assert shared is not None and shared.exact
+        ahead = {b: effect.lesson_costs(con, metrics.Filters((b,)), thresholds) for b in bases}
+        assert not shared.exact
+    assert ahead == alone
