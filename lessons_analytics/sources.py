@@ -200,8 +200,13 @@ def _scan_shared(folders: list[str], found: dict[str, list[int]]) -> bool:
     ours, theirs = folders[::2], folders[1::2]
     try:
         read, write = os.pipe()
+    except OSError:
+        return _scan_folders(folders, found)
+    try:
         child = os.fork()
     except OSError:
+        os.close(read)
+        os.close(write)
         return _scan_folders(folders, found)
     if child == 0:  # pragma: no cover - the forked copy: its share, then gone
         status = 1
@@ -216,9 +221,9 @@ def _scan_shared(folders: list[str], found: dict[str, list[int]]) -> bool:
             os._exit(status)  # no atexit handler, no flush of the parent's buffers
     os.close(write)
     try:
-        ok = _scan_folders(ours, found)
-        with os.fdopen(read, "rb") as pipe:  # read whole before waiting: a pipe holds 64 KB
-            answer = pipe.read()
+        with os.fdopen(read, "rb") as pipe:
+            ok = _scan_folders(ours, found)
+            answer = pipe.read()  # whole, before waiting: a pipe holds 64 KB
     finally:
         _, status = os.waitpid(child, 0)
     if status != 0 or not answer:
