@@ -189,8 +189,8 @@ def query_rows(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list
         # one memo for rows and frames: the report asks some queries both ways
         return run_sql(con, sql, params).to_dicts()
     bound = _bound(sql, params)
-    shared = _ROWS.get()
-    if shared is not None and shared.con is con:
+    shared = _shared(con)
+    if shared is not None:
         rows = shared.take(sql, bound)
         if rows is not None:
             return rows
@@ -216,9 +216,8 @@ def _fetch_shared(
     con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """``_fetch``, or the rows ``rows_per_base`` fetched ahead for this exact question."""
-    shared = _ROWS.get()
-    ahead = shared.taken(sql, bound) if shared is not None and shared.con is con else None
-    return ahead.result() if ahead is not None else _fetch(con, sql, bound)
+    shared = _shared(con)
+    return shared.rows(sql, bound) if shared is not None else _fetch(con, sql, bound)
 
 
 def _fetch(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]]:
@@ -428,14 +427,13 @@ def per_base(
 @dataclass
 class _Shared:
     """The rows of ``rows_per_base``: per question (asked for every base), each base's rows
-    not yet handed out, and the answers being fetched ahead (``ahead``)."""
+    not yet handed out; and the questions being fetched ahead (``start``), by their key."""
 
     con: duckdb.DuckDBPyConnection
     bases: tuple[str, ...]
     names: frozenset[str]  # the SQL of the queries shared
     parts: dict[_Key, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
     fetching: dict[_Key, Future[list[dict[str, Any]]]] = field(default_factory=dict)
-    exact: dict[_Key, Future[list[dict[str, Any]]]] = field(default_factory=dict)
     pool: ThreadPoolExecutor | None = None
 
     def take(self, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -453,44 +451,39 @@ class _Shared:
         parts = self.parts.get(key)
         if parts is None:
             parts = self.parts[key] = {b: [] for b in self.bases}
-            fetching = self.fetching.pop(key, None)
-            rows = fetching.result() if fetching else _fetch(self.con, sql, every)
-            for row in rows:
+            for row in self.rows(sql, every):
                 parts.setdefault(row["base_path"], []).append(row)
         return parts.pop(base, None)
 
     def ahead(self, name: str, params: dict[str, Any]) -> None:
         """Start fetching the answer for every base to ``name`` with ``params`` (``$bases``
-        aside) on a cursor of its own thread, for a ``take`` of the same question later:
-        DuckDB runs it while this thread asks and reads the others (``stats`` on D:
-        effect_lessons, 0.05 s, while each base's rituals are timed: the command 0.44 ->
-        0.41 s)."""
+        aside), for a ``take`` of the same question later (``stats`` on D: effect_lessons,
+        0.05 s, while each base's rituals are timed: the command 0.44 -> 0.41 s)."""
         sql = sqlfiles.load(name)
         every = _bound(sql, {**params, "bases": list(self.bases)})
-        key = _key(sql, every)
-        if sql not in self.names or key in self.parts or key in self.fetching:
-            return
-        self.fetching[key] = self._submit(sql, every)
+        if sql in self.names and _key(sql, every) not in self.parts:
+            self.start(sql, every)
 
-    def ahead_exact(self, sql: str, bound: dict[str, Any]) -> None:
-        """Start fetching the rows of ``sql`` with ``bound`` as they are, for a
-        ``_fetch_shared`` of the same question later."""
+    def start(self, sql: str, bound: dict[str, Any]) -> None:
+        """Start fetching the rows of ``sql`` with ``bound`` on a cursor of its own thread:
+        DuckDB runs it while this thread asks and reads the others, and ``rows`` hands it
+        over."""
         key = _key(sql, bound)
-        if key not in self.exact:
-            self.exact[key] = self._submit(sql, bound)
-
-    def taken(self, sql: str, bound: dict[str, Any]) -> Future[list[dict[str, Any]]] | None:
-        """The fetch ahead of this exact question, if one was started and is not dropped: a
-        fetch not yet started is cancelled, the asker runs it itself sooner."""
-        ahead = self.exact.pop(_key(sql, bound), None)
-        return None if ahead is None or ahead.cancel() else ahead
-
-    def _submit(self, sql: str, bound: dict[str, Any]) -> Future[list[dict[str, Any]]]:
+        if key in self.fetching:
+            return
         if self.pool is None:
             from concurrent.futures import ThreadPoolExecutor  # its import only where used
 
             self.pool = ThreadPoolExecutor(max_workers=1)
-        return self.pool.submit(on_cursor, _fetch, self.con, sql, bound)
+        self.fetching[key] = self.pool.submit(on_cursor, _fetch, self.con, sql, bound)
+
+    def rows(self, sql: str, bound: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rows of ``sql`` with ``bound``: those fetched ahead when their fetch has
+        started, else fetched now (one not started yet is dropped: the asker is sooner)."""
+        ahead = self.fetching.pop(_key(sql, bound), None)
+        if ahead is None or ahead.cancel():
+            return _fetch(self.con, sql, bound)
+        return ahead.result()
 
 
 _ROWS: ContextVar[_Shared | None] = ContextVar("lessons_analytics_rows_per_base", default=None)
@@ -520,12 +513,18 @@ def rows_per_base(
             shared.pool.shutdown(cancel_futures=True)
 
 
+def _shared(con: duckdb.DuckDBPyConnection) -> _Shared | None:
+    """The rows ``rows_per_base(con, ...)`` shares, when asked inside it."""
+    shared = _ROWS.get()
+    return shared if shared is not None and shared.con is con else None
+
+
 def fetch_ahead(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> None:
     """Inside ``rows_per_base(con, ...)``: start fetching the answer for every base to the
     question ``query_rows(con, name, bases=[one base], **params)`` will ask (``_Shared.ahead``);
     elsewhere nothing."""
-    shared = _ROWS.get()
-    if shared is not None and shared.con is con:
+    shared = _shared(con)
+    if shared is not None:
         shared.ahead(name, params)
 
 
@@ -917,11 +916,11 @@ def ritual_calls_ahead(
     con: duckdb.DuckDBPyConnection, params: dict[str, Any], *, ids: bool = True
 ) -> None:
     """Inside ``rows_per_base(con, ...)``: start fetching what ``ritual_calls(con, params,
-    ids=ids)`` will ask (``_Shared.ahead_exact``); elsewhere nothing."""
-    shared = _ROWS.get()
-    if shared is not None and shared.con is con and not remembers(con):
+    ids=ids)`` will ask (``_Shared.start``); elsewhere nothing."""
+    shared = _shared(con)
+    if shared is not None and not remembers(con):
         sql = sqlfiles.load("cost_calls")
-        shared.ahead_exact(_grouped_calls(sql, ids), _bound(sql, params))
+        shared.start(_grouped_calls(sql, ids), _bound(sql, params))
 
 
 def _hours_by_week(calls: RitualCalls) -> list[dict[str, Any]]:

@@ -187,7 +187,7 @@ def test_stats_fetches_ahead_the_ritual_calls_it_then_times(
     with metrics.rows_per_base(con, bases, PER_BASE):
         effect.ritual_times_ahead(con, bases)
         shared = metrics._ROWS.get()
-        assert shared is not None and shared.exact
+        assert shared is not None and shared.fetching
         ahead = {b: effect.lesson_costs(con, metrics.Filters((b,)), thresholds) for b in bases}
-        assert not shared.exact
+        assert not shared.fetching
     assert ahead == alone
