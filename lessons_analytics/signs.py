@@ -140,9 +140,10 @@ def bases_stats(
     every base asks are asked once for all of them."""
     if con is None:
         return [base_stats(base, as_of, thresholds, con) for base in bases]
-    with metrics.rows_per_base(con, _resolved(bases), metrics.PER_BASE):
+    resolved = _resolved(bases)
+    with metrics.rows_per_base(con, resolved, metrics.PER_BASE):
         effect.lesson_rows_ahead(con, thresholds)  # the slowest question, asked last
-        effect.ritual_times_ahead(con, _resolved(bases))
+        effect.ritual_times_ahead(con, resolved)
         return [base_stats(base, as_of, thresholds, con) for base in bases]
 
 
