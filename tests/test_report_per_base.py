@@ -148,18 +148,24 @@ def test_an_answer_fetched_ahead_is_each_bases_own(
 def test_an_answer_fetched_ahead_and_never_taken_is_let_go(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
+    import threading
+
     bases = _bases(con)
     params = {**PARAMS, "since": None, "until": None}
+    windowed = {**params, "until": datetime(2026, 11, 10, tzinfo=UTC)}  # mid-data
+    threads = threading.active_count()
     with metrics.rows_per_base(con, bases, PER_BASE):
         metrics.fetch_ahead(con, "effect_lessons", **params)
+        assert threading.active_count() == threads + 1  # the thread fetching ahead
         # another question (a window) is asked as it is, not answered by the one ahead
-        windowed = {**params, "until": datetime(2026, 11, 30, tzinfo=UTC)}
         asked = metrics.query_rows(con, "effect_lessons", **windowed, bases=[bases[0]])
+    assert threading.active_count() == threads  # the fetch not taken is let go
     alone = metrics.query_rows(con, "effect_lessons", **windowed, bases=[bases[0]])
-    assert asked == alone
-    # outside rows_per_base nothing is fetched ahead
+    whole = metrics.query_rows(con, "effect_lessons", **params, bases=[bases[0]])
+    assert asked == alone != whole  # the window changes the answer
+    # outside rows_per_base nothing is fetched ahead: no thread is started
     metrics.fetch_ahead(con, "effect_lessons", **params)
-    assert metrics._ROWS.get() is None
+    assert threading.active_count() == threads
 
 
 def test_stats_fetches_ahead_the_lesson_rows_it_then_asks(con: duckdb.DuckDBPyConnection) -> None:
