@@ -156,7 +156,7 @@ def ritual_times_ahead(con: duckdb.DuckDBPyConnection, bases: list[str]) -> None
     meet in the middle, and a fetch the asker reaches first is dropped)."""
     for item in reversed(metrics.lesson_rituals(con, Filters(tuple(bases)))):
         scoped = Filters((item["base_path"],))
-        metrics.ritual_calls_ahead(con, {**scoped.params(), "pattern": item["ritual"]}, ids=False)
+        metrics.ritual_calls_ahead(con, {**scoped.params(), "pattern": item["ritual"]})
 
 
 def _lesson_params(filters: Filters, retire_window_days: int | None) -> dict[str, Any]:
@@ -409,7 +409,7 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
         base, ritual = item["base_path"], item["ritual"]
         if (base, ritual) not in seconds:
             scoped = Filters((base,), filters.since, filters.until)
-            calls = metrics.ritual_calls(con, {**scoped.params(), "pattern": ritual}, ids=False)
+            calls = metrics.ritual_calls(con, {**scoped.params(), "pattern": ritual})
             timed = [d for _, durations in calls.weeks.values() for d in durations]
             seconds[(base, ritual)] = metrics.exact_sum(timed)  # as ritual_cost sums them
         span = weeks.get(base, 0)

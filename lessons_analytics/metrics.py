@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -816,16 +817,13 @@ def _ritual_cost(
     lesson: str | None,
 ) -> RitualCost:
     """``ritual_cost`` given the row of cost_scope of the same parameters."""
-    calls = ritual_calls(con, params)
+    calls = ritual_calls(con, params, active=True)
     timed = sorted(d for _, durations in calls.weeks.values() for d in durations)
     count = sum(n for n, _ in calls.weeks.values())
     seconds = exact_sum(timed)
     weeks = int(scope["weeks"] or 0)
     active = float(scope["active_seconds"] or 0.0)
-    inside = 0.0  # no call, no time inside one: the query would scan every event to say so
-    if count:
-        found = query_rows(con, "cost_active", **params, call_ids=calls.ids)
-        inside = float(found[0]["active_seconds"])
+    inside = calls.active_seconds or 0.0
     return {
         "pattern": params["pattern"],
         "lesson": lesson,
@@ -871,23 +869,24 @@ def linear_quantile(ordered: list[float], q: float) -> float | None:
 class RitualCalls:
     """The calls of ``queries/cost_calls.sql`` as a ritual's numbers use them: per ISO
     week of the call (None: a call without a time), its calls and the durations of its
-    timed ones; and every call's tool_use_id."""
+    timed ones; and, when asked, the active seconds inside them (queries/cost_active.sql;
+    0 without a call)."""
 
     weeks: dict[str | None, tuple[int, list[float]]]
-    ids: list[str]
+    active_seconds: float | None = None
 
 
 def ritual_calls(
-    con: duckdb.DuckDBPyConnection, params: dict[str, Any], *, ids: bool = True
+    con: duckdb.DuckDBPyConnection, params: dict[str, Any], *, active: bool = False
 ) -> RitualCalls:
     """``RitualCalls`` of cost_calls with ``params``: grouped by week in DuckDB, which hands
     over a few lists instead of a Python row per call (13k calls on D: 4 columns of each
-    were most of ``cost --rituals``). Inside ``remembering`` from the remembered rows.
-    Without ``ids`` no id is handed over (``ids`` empty): the effects' costs need only the
-    durations."""
+    were most of ``cost --rituals``). Inside ``remembering`` from the remembered rows, and
+    cost_active from their ids. ``active`` (the params then bind ``gap_cap_s``): with the
+    active seconds, from the same matched calls in the same statement
+    (``_grouped_calls``)."""
     sql = sqlfiles.load("cost_calls")
     weeks: dict[str | None, tuple[int, list[float]]] = {}
-    found: list[str] = []
     if remembers(con):
         import polars as pl  # the memo's answers are frames already
 
@@ -896,31 +895,71 @@ def ritual_calls(
         by_week = frame.group_by("week").agg(pl.len(), timed)
         for week, count, durations in by_week.iter_rows():
             weeks[week] = (count, durations)
-        return RitualCalls(weeks, frame.get_column("tool_use_id").to_list() if ids else [])
-    for row in _fetch_shared(con, _grouped_calls(sql, ids), _bound(sql, params)):
+        if not active:
+            return RitualCalls(weeks)
+        # no call, no time inside one: the query would scan every event to say so
+        ids = frame.get_column("tool_use_id").to_list()
+        found = query_rows(con, "cost_active", **params, call_ids=ids) if ids else []
+        return RitualCalls(weeks, float(found[0]["active_seconds"]) if found else 0.0)
+    grouped = _grouped_calls(sql, active)
+    inside = 0.0
+    for row in _fetch_shared(con, grouped, _bound(grouped, params)):
         weeks[row["week"]] = (row["calls"], row["durations"])
-        found.extend(row["ids"])
-    return RitualCalls(weeks, found)
+        inside = float(row["active_seconds"]) if active else inside
+    return RitualCalls(weeks, inside if active else None)
 
 
-def _grouped_calls(sql: str, ids: bool) -> str:
-    """cost_calls (``sql``) grouped by week: its calls, timed durations and (``ids``) ids."""
-    listed = "list(tool_use_id)" if ids else "[]"
+def _grouped_calls(sql: str, active: bool) -> str:
+    """cost_calls (``sql``) grouped by week: its calls and timed durations, and with
+    ``active`` the active seconds inside all of them (the same on every row): cost_active
+    weighing these very calls (``_active_of_calls``), where handing their ids to Python
+    and binding them back, then matching the commands again, cost 18 of a ritual's 82 ms
+    in a fresh process on D."""
+    counted = "count(*) as calls, coalesce(list(duration_s) filter (timed), []) as durations"
+    if not active:
+        return f"select week, {counted} from (\n{sql}\n) group by week"
+    calls = _unordered(sql, ("called_at", "tool_use_id"))
     return (
-        "select week, count(*) as calls, coalesce(list(duration_s) filter (timed), [])"
-        f" as durations, {listed} as ids from (\n{sql}\n) group by week"
+        f"with ritual_calls as materialized (\n{calls}\n)\n"
+        f"select week, {counted}, (\n{_active_of_calls()}\n) as active_seconds\n"
+        "from ritual_calls group by week"
     )
 
 
-def ritual_calls_ahead(
-    con: duckdb.DuckDBPyConnection, params: dict[str, Any], *, ids: bool = True
-) -> None:
-    """Inside ``rows_per_base(con, ...)``: start fetching what ``ritual_calls(con, params,
-    ids=ids)`` will ask (``_Shared.start``); elsewhere nothing."""
+# queries/cost_active.sql's CTEs of the calls it weighs, looked up by their ids
+_ACTIVE_MATCHED = re.compile(
+    r"^ids as \(\n.*?^\),\n\nmatched as \(\n.*?^\),\n", re.DOTALL | re.MULTILINE
+)
+
+
+@cache
+def _active_of_calls() -> str:
+    """queries/cost_active.sql weighing the calls of a ``ritual_calls`` CTE around it (the
+    rows of cost_calls) instead of looking them up by ``$call_ids``: the same calls, as
+    tool_use_id is fct_tool_calls' key, and both files stay the one owner of what they
+    define. Its header, which names ``$call_ids``, is left out: the parameters bound are
+    the ones the text names."""
+    active = sqlfiles.load("cost_active")
+    body = active[active.index("\nwith\n") + 1 :]
+    if len(_ACTIVE_MATCHED.findall(body)) != 1:
+        raise RuntimeError("queries/cost_active.sql: no one `ids` and `matched` to replace")
+    matched = (
+        "matched as (\n    select tool_use_id, session_id, called_at, result_at,"
+        " from ritual_calls\n),\n"
+    )
+    out = _ACTIVE_MATCHED.sub(lambda _: matched, body)
+    if "$call_ids" in out:
+        raise RuntimeError("queries/cost_active.sql names $call_ids outside its matched calls")
+    return out
+
+
+def ritual_calls_ahead(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> None:
+    """Inside ``rows_per_base(con, ...)``: start fetching what ``ritual_calls(con, params)``
+    will ask (``_Shared.start``); elsewhere nothing."""
     shared = _shared(con)
     if shared is not None and not remembers(con):
-        sql = sqlfiles.load("cost_calls")
-        shared.start(_grouped_calls(sql, ids), _bound(sql, params))
+        grouped = _grouped_calls(sqlfiles.load("cost_calls"), False)
+        shared.start(grouped, _bound(grouped, params))
 
 
 def _hours_by_week(calls: RitualCalls) -> list[dict[str, Any]]:

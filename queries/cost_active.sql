@@ -17,10 +17,24 @@ sessions as (
         and ($until is null or started_at < $until)
 ),
 
-matched as (
+ids as (
     -- the ids as a table: a semi join on them hashes them once, where list_contains
     -- tested every call of the warehouse against the whole list
     select unnest($call_ids) as tool_use_id,
+),
+
+matched as (
+    -- the calls of $call_ids, with the columns weighed below. metrics.ritual_calls puts
+    -- the rows of queries/cost_calls.sql in place of ids and matched (the same calls:
+    -- tool_use_id is fct_tool_calls' key), so DuckDB neither hands the ids to Python and
+    -- back nor looks them up again
+    select
+        tool_use_id,
+        session_id,
+        called_at,
+        result_at,
+    from fct_tool_calls
+    where tool_use_id in (select ids.tool_use_id, from ids)
 ),
 
 calls as (
@@ -32,10 +46,9 @@ calls as (
         session_id,
         called_at,
         result_at,
-    from fct_tool_calls
+    from matched
     where
-        tool_use_id in (select matched.tool_use_id, from matched)
-        and result_at is not null
+        result_at is not null
         and session_id in (select sessions.session_id, from sessions)
 ),
 
