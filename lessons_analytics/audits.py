@@ -19,8 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import TypedDict
 
-import duckdb
-
+from lessons_analytics.engine import duckdb
 from lessons_analytics.sqlfiles import quote_identifier as q
 from lessons_analytics.sqlheader import Header, model_headers
 

@@ -46,8 +46,6 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, cast
 
-import duckdb
-
 from lessons_analytics import metrics
 from lessons_analytics.documents import (
     EffectBase,
@@ -58,6 +56,7 @@ from lessons_analytics.documents import (
     LessonEffect,
     LessonWeek,
 )
+from lessons_analytics.engine import duckdb
 from lessons_analytics.interventions import intervention_rows, interventions
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import fisher_less, newcombe, sessions_for_halving, wilson

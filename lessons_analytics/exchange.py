@@ -38,11 +38,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-import duckdb
 import pyarrow.parquet as pq
 
 from lessons_analytics import refresh, transform, warehouse
 from lessons_analytics.documents import ImportSummary, ParquetExportSummary
+from lessons_analytics.engine import duckdb, with_relations
 from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.load import file_id_of
 from lessons_analytics.schema import BASE_TABLES, RAW_TABLES
@@ -168,6 +168,7 @@ def _export_table(
             report.unchanged += 1
             continue
         where = f"{day} is not distinct from ?" if column else "true"
+        with_relations()  # con.sql and its Arrow table are DuckDB's Python layer
         rows = con.sql(f"select * from {quoted} t where {where}", params=[value] if column else [])
         target.mkdir(parents=True, exist_ok=True)
         tmp = target / f".{name}.tmp"

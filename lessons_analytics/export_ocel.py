@@ -39,9 +39,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TypeVar
 
-import duckdb
-
 from lessons_analytics.documents import OcelExportSummary
+from lessons_analytics.engine import duckdb
 from lessons_analytics.export_rows import (
     AgentRunRow,
     FileReadRow,

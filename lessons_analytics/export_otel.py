@@ -46,11 +46,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-import duckdb
 import orjson
 
 from lessons_analytics import __version__
 from lessons_analytics.documents import OtelExportSummary
+from lessons_analytics.engine import duckdb
 from lessons_analytics.export_rows import (
     AgentRunRow,
     HitRow,

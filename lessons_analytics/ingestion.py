@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import duckdb
-
 from lessons_analytics import refresh, sqlfiles, unchanged, warehouse
+from lessons_analytics.engine import duckdb
 from lessons_analytics.lessonbase import loading as baseload
 from lessons_analytics.load import (
     LoadOutcome,

@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from lessons_analytics import metrics
+from lessons_analytics.engine import duckdb
 from lessons_analytics.metrics import Filters
 from lessons_analytics.proportions import newcombe, wilson
 from lessons_analytics.settings import Thresholds

@@ -153,7 +153,7 @@ def store_signs(con: duckdb.DuckDBPyConnection, stats: list[BaseStats]) -> None:
     con.begin()
     try:
         con.execute(create_sql("fct_sign_history"))
-        con.register("new_signs", warehouse.ArrowStream(frame))
+        warehouse.register_frame(con, "new_signs", frame)
         con.execute(
             "delete from fct_sign_history using new_signs"
             " where fct_sign_history.as_of = new_signs.as_of"

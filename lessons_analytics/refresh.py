@@ -21,9 +21,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-import duckdb
-
 from lessons_analytics import transform
+from lessons_analytics.engine import duckdb
 from lessons_analytics.lessonbase.loading import LINK_TABLE, BaseRefresh
 from lessons_analytics.schema import BASE_TABLES, META_TABLES, RAW_TABLES
 from lessons_analytics.sqlfiles import layer_files, quote_identifier

@@ -15,9 +15,9 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-import duckdb
 import polars as pl
 
+from lessons_analytics.engine import duckdb
 from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse
 from lessons_analytics.metrics import run_sql
 from lessons_analytics.warehouse import MEMORY_LIMIT

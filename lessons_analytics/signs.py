@@ -22,11 +22,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 from lessons_analytics import effect, metrics
 from lessons_analytics.check import LessonFile, check_index
 from lessons_analytics.documents import BaseStatsRow, SignRow
+from lessons_analytics.engine import duckdb
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.lessonbase.reader import load_base, resolve_base
 from lessons_analytics.lessonbase.shapes import is_sleep_marker

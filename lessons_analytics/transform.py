@@ -16,9 +16,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import duckdb
-
 from lessons_analytics import sqlheader
+from lessons_analytics.engine import duckdb
 from lessons_analytics.sqlfiles import digest_models, layer_files, quote_identifier
 
 

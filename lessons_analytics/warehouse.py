@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
+from lessons_analytics.engine import duckdb, with_relations
 from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse, StaleWarehouse
 from lessons_analytics.sqlfiles import quote_identifier
 
@@ -259,8 +258,16 @@ def write_states(
         insert_lists(con, "raw_files", RAW_TABLES["raw_files"], columns.lists())
 
 
+def register_frame(con: duckdb.DuckDBPyConnection, name: str, frame: pl.DataFrame) -> None:
+    """``frame`` as the view ``name`` of ``con`` (``con.unregister(name)`` after), read
+    through the Arrow C stream (``ArrowStream``); a scan of a Python Arrow object is
+    DuckDB's Python layer (``engine.with_relations``)."""
+    with_relations()
+    con.register(name, ArrowStream(frame))
+
+
 def append(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
-    con.register("incoming", ArrowStream(frame))
+    register_frame(con, "incoming", frame)
     names = ", ".join(quote_identifier(name) for name in frame.columns)
     con.execute(f"insert into {quote_identifier(table)} ({names}) select {names} from incoming")
     con.unregister("incoming")
@@ -306,7 +313,7 @@ def append_parquet(con: duckdb.DuckDBPyConnection, table: str, files: list[Path]
 
 def replace_table(con: duckdb.DuckDBPyConnection, table: str, frame: pl.DataFrame) -> None:
     """Bases are re-read whole; their raw tables are replaced each run."""
-    con.register("incoming", ArrowStream(frame))
+    register_frame(con, "incoming", frame)
     con.execute(f"create or replace table {quote_identifier(table)} as select * from incoming")
     con.unregister("incoming")
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from lessons_analytics import warehouse
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.schema import RAW_TABLES, Columns, create_sql
+from tests.test_cli_startup import LAYER
 from tests.test_instants import SHAPES
 from tests.test_load_hostile import SESSION, claude_call
 
@@ -105,8 +106,8 @@ def _session(folder: Path, name: str, n: int) -> None:
 
 
 def _ingest_elsewhere(db: Path, projects: Path) -> tuple[object, list[str]]:
-    """``ingest`` in a fresh process: its exit code, and which of Polars and PyArrow it
-    imported."""
+    """``ingest`` in a fresh process: its exit code, and which of Polars, PyArrow and
+    DuckDB's Python layer it imported."""
     script = (
         "import sys\n"
         "from lessons_analytics.cli import cli\n"
@@ -114,7 +115,7 @@ def _ingest_elsewhere(db: Path, projects: Path) -> tuple[object, list[str]]:
         f"    cli(['--db', {str(db)!r}, '--quiet', 'ingest', {str(projects)!r}])\n"
         "except SystemExit as exc:\n"
         "    code = exc.code\n"
-        "loaded = [m for m in ('polars', 'pyarrow') if m in sys.modules]\n"
+        f"loaded = [m for m in ('polars', 'pyarrow', *{LAYER!r}) if m in sys.modules]\n"
         "print(repr((code, loaded)), file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TypeVar
 
 import click
-import duckdb
 
 from lessons_analytics import metrics, warehouse
+from lessons_analytics.engine import duckdb
 from lessons_analytics.options import AppContext, warn
 
 T = TypeVar("T")

@@ -6,8 +6,6 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-import duckdb
-
 from lessons_analytics import metrics
 from lessons_analytics.documents import (
     BodiesDocument,
@@ -16,6 +14,7 @@ from lessons_analytics.documents import (
     HeadsDocument,
     HitsDocument,
 )
+from lessons_analytics.engine import duckdb
 from lessons_analytics.settings import Thresholds
 from lessons_analytics.signs import BaseStats, base_stats
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import orjson
 
 from lessons_analytics import warehouse
+from lessons_analytics.engine import duckdb
 from lessons_analytics.lessonbase import reader as base_reader
 from lessons_analytics.lessonbase.reader import BaseSnapshot
 from lessons_analytics.schema import BASE_TABLES, Str, base_frame

@@ -18,10 +18,10 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import orjson
 
 from lessons_analytics import metrics
+from lessons_analytics.engine import duckdb
 from lessons_analytics.proportions import wilson
 from lessons_analytics.redact import redact_json
 from lessons_analytics.report.data import Window, build_report_data

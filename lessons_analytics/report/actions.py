@@ -47,11 +47,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.documents import RitualCost
+from lessons_analytics.engine import duckdb
 from lessons_analytics.markup import lit, lit_code
 from lessons_analytics.report import evidence
 from lessons_analytics.settings import Thresholds

@@ -18,10 +18,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
+from lessons_analytics.engine import duckdb
 from lessons_analytics.redact import redact
 from lessons_analytics.report import actions, evidence, history
 from lessons_analytics.report.effect_section import effect_hits, effect_rows, intervention_rows

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.effect import effect_evidence, lesson_effects
+from lessons_analytics.engine import duckdb
 from lessons_analytics.interventions import intervention_windows
 from lessons_analytics.markup import lit
 from lessons_analytics.report import evidence

@@ -14,11 +14,11 @@ from datetime import datetime
 from pathlib import PurePath
 from typing import TypedDict
 
-import duckdb
 import polars as pl
 
 from lessons_analytics import metrics
 from lessons_analytics.documents import RitualCost
+from lessons_analytics.engine import duckdb
 from lessons_analytics.redact import redact
 from lessons_analytics.settings import Thresholds
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
-
 from lessons_analytics import metrics
+from lessons_analytics.engine import duckdb
 
 # An index re-layout: the Active heading moved by more than this many lines between two
 # consecutive versions (adding or removing a note above it moves it by one).

@@ -14,8 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
+from lessons_analytics.engine import duckdb
 from lessons_analytics.gitrun import GitError
 from lessons_analytics.metrics import query
 from lessons_analytics.retro import cluster, detect
