@@ -36,12 +36,12 @@ lessons as (
 ),
 
 exposures as (
-    -- the columns read below alone: the CTE is materialized for its three readers, and
-    -- every column of 455k exposures (D) was half of the query's time
+    -- the columns read below alone: the CTE is materialized for its two readers, and
+    -- every column of 455k exposures (D) was half of the query's time; the session ids
+    -- (a UUID string per exposure) are read for the hit exposures alone (hit_exposures)
     select
         base_path,
         lesson_id,
-        session_id,
         started_at,
         ended_at,
         week,
@@ -51,6 +51,20 @@ exposures as (
     from fct_lesson_exposures
     where
         ($bases is null or list_contains($bases, base_path))
+        and ($since is null or started_at >= $since)
+        and ($until is null or started_at < $until)
+),
+
+hit_exposures as (
+    -- the exposures `unplaced` probes: a hit's session is exposed with is_hit (below)
+    select
+        base_path,
+        lesson_id,
+        session_id,
+    from fct_lesson_exposures
+    where
+        is_hit
+        and ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
 ),
@@ -84,12 +98,11 @@ unplaced as (
     -- in fct_sessions, so the hit is session_found and fct_lesson_exposures counts it. The
     -- hit exposures alone are probed, where all 455k of D were
     where not exists (
-        select 1, from exposures
+        select 1, from hit_exposures
         where
-            exposures.is_hit
-            and exposures.base_path = attributed.base_path
-            and exposures.lesson_id = attributed.lesson_id
-            and exposures.session_id = attributed.session_id
+            hit_exposures.base_path = attributed.base_path
+            and hit_exposures.lesson_id = attributed.lesson_id
+            and hit_exposures.session_id = attributed.session_id
     )
 ),
 
