@@ -19,23 +19,17 @@ called where ``with_relations()`` was not.
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 __all__ = ["duckdb", "with_relations"]
 
-
-def _engine() -> ModuleType:
-    try:
-        return importlib.import_module("_duckdb")
-    except ImportError:  # DuckDB 1.x: the package is the engine
-        return importlib.import_module("duckdb")
-
-
 if TYPE_CHECKING:
     import duckdb  # the same classes; the package's names are what the code is checked against
 else:
-    duckdb = _engine()
+    try:
+        import _duckdb as duckdb
+    except ImportError:  # DuckDB 1.x: the package is the engine
+        import duckdb
 
 
 def with_relations() -> None:
