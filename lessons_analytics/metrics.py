@@ -375,6 +375,10 @@ class _Memo:
     # their $since and $until bound (see ``by_time``)
     by_time: dict[str, str] = field(default_factory=dict)
     parts: dict[_Key, dict[str, pl.DataFrame]] = field(default_factory=dict)
+    # the questions asked ahead (``ahead``), by their key, and their one thread
+    fetching: dict[_Key, Future[pl.DataFrame]] = field(default_factory=dict)
+    pool: ThreadPoolExecutor | None = None
+    read_only: bool | None = None  # the connection's access mode, once asked
 
 
 _MEMO: ContextVar[_Memo | None] = ContextVar("lessons_analytics_query_memo", default=None)
@@ -388,11 +392,69 @@ def remembering(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     is asked by the headline, the actions, the signs and the effects), and the answer cannot
     change while the connection only reads. Polars frames are not changed in place, so the
     shared frame is safe to hand out again."""
-    token = _MEMO.set(_Memo(con))
+    memo = _Memo(con)
+    token = _MEMO.set(memo)
     try:
         yield
     finally:
         _MEMO.reset(token)
+        if memo.pool is not None:
+            # a question under way ends (its cursor closed) before the caller's connection
+            # may; one not started yet is dropped
+            memo.pool.shutdown(cancel_futures=True)
+
+
+def ahead(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> None:
+    """Inside ``remembering(con)`` of a read-only connection: start running the question
+    ``query(con, name, **params)`` will ask on a cursor of its own thread, which
+    ``run_sql`` then takes instead of running it (the unbounded answer of a ``by_time``
+    query; a ``per_base`` query as the caller would ask it is not started). DuckDB runs
+    it without the GIL while this thread reads and builds the rest: a report's ritual
+    questions, a third of its queries' time on D, are known before its sections ask them.
+    Elsewhere nothing: a writer's cursor would not see what its open transaction wrote."""
+    _ahead(con, sqlfiles.load(name), params)
+
+
+def _ahead(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) -> None:
+    """``ahead`` of the query text ``sql``."""
+    memo = _MEMO.get()
+    if memo is None or not asks_ahead(con):
+        return
+    bound = _bound(sql, params)
+    if sql in memo.by_time:
+        bound = {**bound, "since": None, "until": None}
+    elif _one_of_many(memo, sql, bound) is not None:
+        return
+    key = _key(sql, bound)
+    if key in memo.frames or key in memo.fetching:
+        return
+    if memo.pool is None:
+        from concurrent.futures import ThreadPoolExecutor  # its import only where used
+
+        memo.pool = ThreadPoolExecutor(max_workers=1)
+    memo.fetching[key] = memo.pool.submit(on_cursor, _run, con, sql, bound)
+
+
+def asks_ahead(con: duckdb.DuckDBPyConnection) -> bool:
+    """Inside ``remembering(con)`` of a read-only connection: ``ahead`` starts questions."""
+    memo = _MEMO.get()
+    return memo is not None and memo.con is con and _reads_only(memo)
+
+
+def _reads_only(memo: _Memo) -> bool:
+    if memo.read_only is None:
+        rows = memo.con.execute("select current_setting('access_mode')").fetchall()
+        memo.read_only = bool(rows) and rows[0][0] == "read_only"
+    return memo.read_only
+
+
+def _taken(memo: _Memo, key: _Key) -> pl.DataFrame | None:
+    """The answer asked ``ahead`` under ``key``, waited for; None when it was not asked
+    ahead or had not started (it is dropped: the asker runs it sooner)."""
+    future = memo.fetching.pop(key, None)
+    if future is None or future.cancel():
+        return None
+    return future.result()
 
 
 def remembers(con: duckdb.DuckDBPyConnection) -> bool:
@@ -587,7 +649,8 @@ def run_sql(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any]) ->
                 *([] if until is None else [at < until]),
             )
         else:
-            frame = _run(con, sql, bound)
+            taken = _taken(memo, key) if memo.fetching else None
+            frame = taken if taken is not None else _run(con, sql, bound)
         memo.frames[key] = frame
     return frame
 
@@ -882,13 +945,14 @@ def ritual_calls(
 ) -> RitualCalls:
     """``RitualCalls`` of cost_calls with ``params``: grouped by week in DuckDB, which hands
     over a few lists instead of a Python row per call (13k calls on D: 4 columns of each
-    were most of ``cost --rituals``). Inside ``remembering`` from the remembered rows, and
-    cost_active from their ids. ``active`` (the params then bind ``gap_cap_s``): with the
-    active seconds, from the same matched calls in the same statement
-    (``_grouped_calls``)."""
+    were most of ``cost --rituals``). ``active`` (the params then bind ``gap_cap_s``): with
+    the active seconds, from the same matched calls in the same statement
+    (``_grouped_calls``); inside ``remembering`` that statement's answer is remembered, and
+    without ``active`` the weeks come from the remembered rows of cost_calls."""
     sql = sqlfiles.load("cost_calls")
     weeks: dict[str | None, tuple[int, list[float]]] = {}
-    if remembers(con):
+    grouped = _grouped_calls(sql, active)
+    if remembers(con) and not active:
         import polars as pl  # the memo's answers are frames already
 
         frame = run_sql(con, sql, params)
@@ -896,15 +960,13 @@ def ritual_calls(
         by_week = frame.group_by("week").agg(pl.len(), timed)
         for week, count, durations in by_week.iter_rows():
             weeks[week] = (count, durations)
-        if not active:
-            return RitualCalls(weeks)
-        # no call, no time inside one: the query would scan every event to say so
-        ids = frame.get_column("tool_use_id").to_list()
-        found = query_rows(con, "cost_active", **params, call_ids=ids) if ids else []
-        return RitualCalls(weeks, float(found[0]["active_seconds"]) if found else 0.0)
-    grouped = _grouped_calls(sql, active)
+        return RitualCalls(weeks)
+    # in the memo too, with the active seconds: the grouped statement is one question known
+    # before the calls are (``ahead``), where cost_active bound the ids of the memo's rows
+    # (22k ids on D: binding them was half of its 45 ms)
+    rows = run_sql(con, grouped, params).to_dicts() if remembers(con) else None
     inside = 0.0
-    for row in _fetch_shared(con, grouped, _bound(grouped, params)):
+    for row in rows if rows is not None else _fetch_shared(con, grouped, _bound(grouped, params)):
         weeks[row["week"]] = (row["calls"], row["durations"])
         inside = float(row["active_seconds"]) if active else inside
     return RitualCalls(weeks, inside if active else None)
@@ -961,6 +1023,20 @@ def ritual_calls_ahead(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -
     if shared is not None and not remembers(con):
         grouped = _grouped_calls(sqlfiles.load("cost_calls"), False)
         shared.start(grouped, _bound(grouped, params))
+
+
+def cost_ahead(con: duckdb.DuckDBPyConnection, filters: Filters, *, gap_cap_s: float) -> None:
+    """``ahead``: the questions ``cost_document(con, filters, gap_cap_s=gap_cap_s)`` will
+    ask of its lessons' rituals, each base's cost_scope and each ritual's calls grouped by
+    week with the active seconds inside them (``ritual_calls``); elsewhere nothing."""
+    if not asks_ahead(con):
+        return
+    grouped = _grouped_calls(sqlfiles.load("cost_calls"), True)
+    for item in lesson_rituals(con, filters):
+        scoped = Filters((item["base_path"],), filters.since, filters.until)
+        params = {**scoped.params(), "pattern": item["ritual"], "gap_cap_s": gap_cap_s}
+        _ahead(con, sqlfiles.load("cost_scope"), params)
+        _ahead(con, grouped, params)
 
 
 def _hours_by_week(calls: RitualCalls) -> list[dict[str, Any]]:

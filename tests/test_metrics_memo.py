@@ -71,25 +71,26 @@ def test_a_remembered_query_runs_once(
     with metrics.remembering(con):
         first = metrics.ritual_cost(con, "^make test", filters, None, 300.0)
         again = metrics.ritual_cost(con, "^make test", filters, None, 300.0)
-        assert len(runs) == 3
+        assert runs[1] == runs[-1]  # the same two statements as outside, remembered
+        assert len(runs) == 2
         metrics.ritual_cost(con, "^make test", filters, None, 60.0)
-        # another cap binds other values in cost_scope and cost_active, not in cost_calls
-        assert len(runs) == 5
+        # another cap binds other values in both
+        assert len(runs) == 4
     assert first == again == outside
     metrics.ritual_cost(con, "^make test", filters, None, 300.0)
-    assert len(runs) == 7  # the memo ends with its block
+    assert len(runs) == 6  # the memo ends with its block
 
 
 def test_no_call_no_active_time_query(
     con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # in the memo, whose cost_active is asked with the ids of cost_calls' rows (outside
-    # it one statement asks both)
+    # the calls and the time inside them in one statement, which finds no call and so
+    # weighs no gap, in the memo as outside it
     runs = _count_runs(monkeypatch)
     with metrics.remembering(con):
         cost = metrics.ritual_cost(con, "^no such ritual$", metrics.Filters(), None, 300.0)
     assert cost["calls"] == 0 and cost["share_of_active_time"] == 0.0
-    assert len(runs) == 2  # cost_calls and cost_scope
+    assert len(runs) == 2  # cost_scope, and the calls with their active time
     assert metrics.ritual_cost(con, "^no such ritual$", metrics.Filters(), None, 300.0) == cost
 
 
