@@ -39,7 +39,7 @@ from lessons_analytics.documents import (
     RecallEvidence,
     RitualCost,
 )
-from lessons_analytics.engine import duckdb, with_relations
+from lessons_analytics.engine import arrow_stream, duckdb
 from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
 from lessons_analytics.lessonbase.files import LESSONS_DIR
 from lessons_analytics.redact import CleanJson, first_needles, redact, redact_frame, redact_tree
@@ -680,10 +680,9 @@ def _one_of_many(memo: _Memo, sql: str, bound: dict[str, Any]) -> str | None:
 def _run(con: duckdb.DuckDBPyConnection, sql: str, bound: dict[str, Any]) -> pl.DataFrame:
     import polars as pl  # here: the documents of most commands need no frame (query_rows)
 
-    with_relations()  # con.sql is DuckDB's Python layer, which rows alone do without
     # Through the Arrow PyCapsule stream, not .pl(): .pl() builds a pyarrow Table first, and
     # importing pyarrow cost every analysis command about 0.15 s; the frames are equal.
-    return pl.DataFrame(con.sql(sql, params=bound))
+    return pl.DataFrame(arrow_stream(con, sql, bound))
 
 
 def known_bases(con: duckdb.DuckDBPyConnection, filters: Filters) -> list[str]:

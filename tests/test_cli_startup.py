@@ -130,3 +130,22 @@ def test_stats_imports_polars_only_for_a_base_the_warehouse_holds(
     # the signs came from where the test says: a held base is weighed from the warehouse
     source = orjson.loads(done.stdout)["bases"][0]["source"]
     assert source == ("warehouse" if held else "files"), source
+
+
+def test_the_report_makes_its_frames_without_the_python_layer(demo_db: str, tmp_path: Path) -> None:
+    # its frames come from the engine's Arrow stream (engine.arrow_stream); pyarrow never
+    out = tmp_path / "report"
+    argv = ["--db", demo_db, "-q", "report", "--week", "2026-W48", "--out", str(out)]
+    script = (
+        "import sys\n"
+        "from lessons_analytics.cli import cli\n"
+        "try:\n"
+        f"    cli({argv!r})\n"
+        "except SystemExit as exc:\n"
+        "    code = exc.code\n"
+        f"heavy = ('polars', 'pyarrow', *{LAYER!r})\n"
+        "print(repr((code, [m for m in heavy if m in sys.modules])), file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stderr.splitlines()[-1] == repr((0, ["polars"])), done.stderr
+    assert orjson.loads((out / "data.json").read_bytes())["has_data"] is True

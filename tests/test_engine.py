@@ -181,3 +181,63 @@ def test_a_fresh_process_scans_frames_and_makes_frames(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     sessions, events, lessons = map(int, done.stdout.split())
     assert sessions > 0 and events > 0 and lessons > 0
+
+
+# the shapes a query hands a frame: zoned times, lists, decimals, nulls, no rows
+STREAMED = [
+    ("select $at::timestamptz as at, [1.5, 2.0] as l, 1.25::decimal(18, 6) as d,"
+     " null::varchar as s, $n::bigint as n", {"at": "2026-11-30 10:00:00+02", "n": 7}),
+    ("select range as i, range::varchar as s from range(300000)", {}),
+    ("select 1 as a where false", {}),
+    ("select [] as empty, {'k': 'v'} as st, true as b", {}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("sql", "params"), STREAMED)
+def test_a_stream_makes_the_frame_the_layer_makes(sql: str, params: dict[str, object]) -> None:
+    import polars as pl
+
+    con = engine.duckdb.connect()
+    con.execute("set TimeZone = 'UTC'")
+    streamed = pl.DataFrame(engine.arrow_stream(con, sql, params))
+    engine.with_relations()
+    layered = pl.DataFrame(con.sql(sql, params=params))
+    assert streamed.schema == layered.schema
+    assert streamed.rows() == layered.rows()
+
+
+@pytest.mark.parametrize(
+    ("sql", "params"),
+    [
+        ("select * from no_such_table", {}),  # refused before a row
+        ("select $v::int as v", {"v": "zz"}),  # a value that does not convert
+        ("select $v as v", {}),  # a value not given
+        # a row that fails after 300k rows were streamed
+        ("select (case when range < 300000 then range::varchar else 'x' end)::int as v"
+         " from range(400000)", {}),
+    ],
+)  # fmt: skip
+def test_a_failed_stream_leaves_the_connection_usable(sql: str, params: dict[str, object]) -> None:
+    import polars as pl
+
+    con = engine.duckdb.connect()
+    with pytest.raises(Exception, match="(?i)error"):
+        pl.DataFrame(engine.arrow_stream(con, sql, params))
+    assert con.execute("select 42").fetchall() == [(42,)]
+
+
+def test_a_frame_is_made_without_the_python_layer(tmp_path: Path) -> None:
+    """Where the engine submits a statement to a stream itself (DuckDB 2.x), a frame
+    does not load the Python layer (under DuckDB 1.x the package is the engine)."""
+    layer = "duckdb" if engine.duckdb.__name__ != "duckdb" else "no layer to load"
+    script = (
+        "import sys\n"
+        "from lessons_analytics import metrics\n"
+        "from lessons_analytics.engine import duckdb\n"
+        "con = duckdb.connect()\n"
+        "frame = metrics.run_sql(con, 'select $n::int + 1 as n', {'n': 41})\n"
+        f"print(frame['n'][0], {layer!r} in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["42", "False"]
