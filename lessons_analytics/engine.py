@@ -67,10 +67,42 @@ def arrow_stream(
     the Python layer's ``con.sql(...)`` makes when its relation is read: the layer first
     parses, tokenizes and binds the statement in Python, 2.7 ms of each of the report's 81
     questions on D (0.22 s), and importing it was 0.1 s. Through ``con.sql`` where the
-    engine has no such call (DuckDB 1.x). Until the stream is read the connection runs
-    nothing else; a stream dropped unread frees it."""
-    submit = getattr(con, "_submit", None)
-    if submit is None:
+    engine has no such call (DuckDB 1.x) or it does not answer as this module asks it
+    (``_submits``). Until the stream is read the connection runs nothing else; a stream
+    dropped unread frees it."""
+    if not _submits(con):
         with_relations()
         return con.sql(sql, params=params)
-    return ArrowStream(submit(sql, params or None, "stream", _BATCH_ROWS).arrow_capsule())
+    return ArrowStream(con._submit(sql, params or None, "stream", _BATCH_ROWS).arrow_capsule())
+
+
+# Whether the engine's submit answers as ``arrow_stream`` calls it; None until a process
+# first makes a frame.
+_SUBMITS: bool | None = None
+
+
+def _submits(con: duckdb.DuckDBPyConnection) -> bool:
+    global _SUBMITS
+    if _SUBMITS is None:
+        _SUBMITS = submits(con)
+    return _SUBMITS
+
+
+def submits(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether ``con``'s engine submits a statement to an Arrow stream as ``arrow_stream``
+    calls it, asked with a statement without a table. The call is the engine's own, not
+    its public API (DuckDB 2.0.1 has it), so a DuckDB that names, takes or answers it
+    otherwise is read through the public way instead of failing every frame."""
+    submit = getattr(con, "_submit", None)
+    if submit is None:
+        return False
+    try:
+        result = submit("select 1 as probe", None, "stream", _BATCH_ROWS)
+    except Exception:  # noqa: BLE001 - another call than this one: the public way
+        return False
+    capsule = getattr(result, "arrow_capsule", None)
+    if capsule is None:
+        result.close()  # its open result would refuse the connection's next statement
+        return False
+    capsule()  # dropped unread: the connection is free again
+    return True

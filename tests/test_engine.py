@@ -241,3 +241,48 @@ def test_a_frame_is_made_without_the_python_layer(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["42", "False"]
+
+
+def test_the_engine_submits_as_arrow_stream_asks() -> None:
+    # DuckDB 2.x's engine has the call the fast path makes; DuckDB 1.x's has none
+    con = engine.duckdb.connect()
+    assert engine.submits(con) is hasattr(con, "_submit")
+    assert con.execute("select 42").fetchall() == [(42,)]  # the probe left it free
+
+
+class _OtherEngine:
+    """A connection whose engine names, takes or answers its submit otherwise than
+    ``engine.arrow_stream`` asks: its relations are a real DuckDB's."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.closed = 0
+        self.real = engine.duckdb.connect()
+
+    def _submit(self, *args: object) -> object:
+        if self.answer == "other arguments":
+            raise TypeError(
+                f"_submit() takes 2 positional arguments but {len(args) + 1} were given"
+            )
+        return self  # an answer without arrow_capsule
+
+    def close(self) -> None:
+        self.closed += 1
+
+    def sql(self, sql: str, params: dict[str, object]) -> object:
+        engine.with_relations()
+        return self.real.sql(sql, params=params)
+
+
+@pytest.mark.parametrize("answer", ["other arguments", "no arrow_capsule"])
+def test_an_engine_answering_otherwise_is_read_the_public_way(
+    answer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import polars as pl
+
+    other = _OtherEngine(answer)
+    assert engine.submits(other) is False  # type: ignore[arg-type]
+    assert other.closed == (answer == "no arrow_capsule")  # its open answer let go
+    monkeypatch.setattr(engine, "_SUBMITS", None)
+    frame = pl.DataFrame(engine.arrow_stream(other, "select $n::int + 1 as n", {"n": 41}))  # type: ignore[arg-type]
+    assert frame.rows() == [(42,)]
