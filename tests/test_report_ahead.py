@@ -103,24 +103,30 @@ def test_nothing_is_asked_ahead_on_a_writer_or_outside_the_memo(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # a writer's cursor would not see what its open transaction wrote
-    threads = threading.active_count()
+    before = set(threading.enumerate())
     with metrics.remembering(writer):
         metrics.ahead(writer, "heads")
         metrics.cost_ahead(writer, metrics.Filters(), gap_cap_s=300.0)
-        assert not _memo().fetching and threading.active_count() == threads
+        assert not _memo().fetching and not _started(before)
     metrics.ahead(con, "heads")
     metrics.cost_ahead(con, metrics.Filters(), gap_cap_s=300.0)
-    assert threading.active_count() == threads
+    assert not _started(before)
+
+
+def _started(before: set[threading.Thread]) -> set[threading.Thread]:
+    """The threads running now that were not running ``before`` (one that ends meanwhile,
+    another test's, changes nothing)."""
+    return set(threading.enumerate()) - before
 
 
 def test_a_question_asked_ahead_and_never_asked_is_let_go(
     con: duckdb.DuckDBPyConnection,
 ) -> None:
-    threads = threading.active_count()
+    before = set(threading.enumerate())
     with metrics.remembering(con):
         metrics.ahead(con, "effect_lessons")
-        assert threading.active_count() == threads + 1
-    assert threading.active_count() == threads
+        assert len(_started(before)) == 1
+    assert not _started(before)
 
 
 def test_the_costs_asked_ahead_are_the_costs(
