@@ -202,15 +202,16 @@ def _alongside(
     con: duckdb.DuckDBPyConnection, bases: list[str], until: datetime, t: Thresholds
 ) -> Iterator[Callable[[], Aside]]:
     """``Aside`` of ``bases``, when asked. For the report's reader (read-only, inside
-    ``remembering``) it is read on a cursor of its own thread while the caller reads the
-    rest: DuckDB runs its two queries (effect_evidence, effect_interventions) without the
-    GIL, on the other core. No other part of the report asks them, so the cursor's memo
-    (its own: a memo is a connection's) repeats nothing of the caller's. Measured on D
-    (in one process, 6 paired runs): the caller's thread 1.13 -> 1.00 CPU s, the other
-    thread 0.17, the process the same; a wall time of that much less on an idle core.
+    ``remembering``: ``metrics.asks_ahead``) it is read on a cursor of its own thread while
+    the caller reads the rest: DuckDB runs its two queries (effect_evidence,
+    effect_interventions) without the GIL, on the other core. No other part of the report
+    asks them, so the cursor's memo (its own: a memo is a connection's) repeats nothing of
+    the caller's. Measured on D (in one process, 6 paired runs): the caller's thread 1.13
+    -> 1.00 CPU s, the other thread 0.17, the process the same; a wall time of that much
+    less on an idle core.
     Otherwise read on ``con`` when first asked, as before (a writer's cursor would not see
     what its open transaction wrote)."""
-    if not (metrics.remembers(con) and bases and _read_only(con)):
+    if not (bases and metrics.asks_ahead(con)):
         yield cache(lambda: _aside(con, bases, until, t))
         return
 
@@ -220,11 +221,6 @@ def _alongside(
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         yield pool.submit(metrics.on_cursor, read, con).result
-
-
-def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
-    rows = con.execute("select current_setting('access_mode')").fetchall()
-    return bool(rows) and rows[0][0] == "read_only"
 
 
 def _base_section(
