@@ -87,7 +87,7 @@ def to_spark(sql: str) -> str:
     ``$name`` parameter becomes ``cast(:name as <PARAM_TYPES[name]>)``: Spark binds only
     literals, and a null literal has no type of its own."""
     tree = _parse(sql)
-    tree = tree.transform(_iso_week).transform(_typed_parameter)
+    tree = tree.transform(_iso_week).transform(_typed_parameter).transform(_unhinted)
     return str(tree.sql(dialect="spark", unsupported_level=ErrorLevel.RAISE))
 
 
@@ -109,6 +109,15 @@ def _spark_named(node: exp.Expression) -> exp.Expression:
 _SPARK_NAMES: dict[str, Callable[..., exp.Expression]] = {
     "epoch_us": lambda instant: exp.UnixMicros(this=instant),
 }
+
+
+def _unhinted(node: exp.Expression) -> exp.Expression:
+    """A common table expression without DuckDB's ``[not] materialized``: advice to
+    DuckDB's planner (queries/effect_lessons.sql), which Spark's grammar has no place for
+    (sqlglot writes it as it read it) and whose rows it does not change."""
+    if isinstance(node, exp.CTE) and node.args.get("materialized") is not None:
+        node.set("materialized", None)
+    return node
 
 
 def _typed_parameter(node: exp.Expression) -> exp.Expression:

@@ -62,3 +62,11 @@ def test_the_iso_week_and_parameters_are_rewritten() -> None:
     spark_sql = to_spark("select strftime(ts, '%G-W%V') as w from t where $since is null")
     assert "YEAROFWEEK" in spark_sql and "WEEKOFYEAR" in spark_sql
     assert "CAST(:since AS TIMESTAMP)" in spark_sql
+
+
+def test_a_materialization_hint_is_dropped() -> None:
+    # DuckDB's planner advice (queries/effect_lessons.sql); Spark's grammar has no place for it
+    duck = "with a as not materialized (select 1 as x), b as materialized (select 2 as y)"
+    assert to_spark(f"{duck} select * from a, b") == (
+        "WITH a AS (SELECT 1 AS x), b AS (SELECT 2 AS y) SELECT * FROM a, b"
+    )
