@@ -36,14 +36,13 @@ lessons as (
 ),
 
 exposures as not materialized (
-    -- the columns read below alone: every column of 455k exposures (D) was half of the
-    -- query's time; the session ids (a UUID string per exposure) are read for the hit
-    -- exposures alone (hit_exposures). Not materialized: its two readers scan the table
-    -- each, where DuckDB copied its 455k rows once for both (a fresh process's first run
-    -- on D 0.17 -> 0.11 s, the same rows)
+    -- not materialized: each of its three readers scans the columns it reads of
+    -- fct_lesson_exposures, where DuckDB copied every column of its 455k rows (D) once for
+    -- all (a fresh process's first run on D 0.17 -> 0.11 s, the same rows)
     select
         base_path,
         lesson_id,
+        session_id,
         started_at,
         ended_at,
         week,
@@ -53,20 +52,6 @@ exposures as not materialized (
     from fct_lesson_exposures
     where
         ($bases is null or list_contains($bases, base_path))
-        and ($since is null or started_at >= $since)
-        and ($until is null or started_at < $until)
-),
-
-hit_exposures as (
-    -- the exposures `unplaced` probes: a hit's session is exposed with is_hit (below)
-    select
-        base_path,
-        lesson_id,
-        session_id,
-    from fct_lesson_exposures
-    where
-        is_hit
-        and ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)
 ),
@@ -100,11 +85,12 @@ unplaced as (
     -- in fct_sessions, so the hit is session_found and fct_lesson_exposures counts it. The
     -- hit exposures alone are probed, where all 455k of D were
     where not exists (
-        select 1, from hit_exposures
+        select 1, from exposures
         where
-            hit_exposures.base_path = attributed.base_path
-            and hit_exposures.lesson_id = attributed.lesson_id
-            and hit_exposures.session_id = attributed.session_id
+            exposures.is_hit
+            and exposures.base_path = attributed.base_path
+            and exposures.lesson_id = attributed.lesson_id
+            and exposures.session_id = attributed.session_id
     )
 ),
 
