@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, Protocol
 
-__all__ = ["ArrowStream", "ArrowStreamSource", "arrow_stream", "duckdb", "with_relations"]
+__all__ = ["ArrowStreamSource", "arrow_stream", "duckdb", "with_relations"]
 
 if TYPE_CHECKING:
     import duckdb  # the same classes; the package's names are what the code is checked against
@@ -44,9 +44,10 @@ class ArrowStreamSource(Protocol):
     def __arrow_c_stream__(self, requested_schema: object | None = None) -> object: ...
 
 
-class ArrowStream:
-    """Rows as an Arrow PyCapsule stream (``__arrow_c_stream__``), read once: what
-    ``polars.DataFrame`` takes."""
+class _Capsule:
+    """An Arrow PyCapsule stream the engine made, handed over once: what
+    ``polars.DataFrame`` takes. (``warehouse.ArrowStream`` is the other way: a frame offered
+    to DuckDB, as many times as it asks.)"""
 
     def __init__(self, capsule: object) -> None:
         self._capsule = capsule
@@ -73,7 +74,7 @@ def arrow_stream(
     if not _submits(con):
         with_relations()
         return con.sql(sql, params=params)
-    return ArrowStream(con._submit(sql, params or None, "stream", _BATCH_ROWS).arrow_capsule())
+    return _Capsule(con._submit(sql, params or None, "stream", _BATCH_ROWS).arrow_capsule())
 
 
 # Whether the engine's submit answers as ``arrow_stream`` calls it; None until a process

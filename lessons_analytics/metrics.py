@@ -950,7 +950,6 @@ def ritual_calls(
     without ``active`` the weeks come from the remembered rows of cost_calls."""
     sql = sqlfiles.load("cost_calls")
     weeks: dict[str | None, tuple[int, list[float]]] = {}
-    grouped = _grouped_calls(sql, active)
     if remembers(con) and not active:
         import polars as pl  # the memo's answers are frames already
 
@@ -963,9 +962,14 @@ def ritual_calls(
     # in the memo too, with the active seconds: the grouped statement is one question known
     # before the calls are (``ahead``), where cost_active bound the ids of the memo's rows
     # (22k ids on D: binding them was half of its 45 ms)
-    rows = run_sql(con, grouped, params).to_dicts() if remembers(con) else None
+    grouped = _grouped_calls(sql, active)
+    rows = (
+        run_sql(con, grouped, params).to_dicts()
+        if remembers(con)
+        else _fetch_shared(con, grouped, _bound(grouped, params))
+    )
     inside = 0.0
-    for row in rows if rows is not None else _fetch_shared(con, grouped, _bound(grouped, params)):
+    for row in rows:
         weeks[row["week"]] = (row["calls"], row["durations"])
         inside = float(row["active_seconds"]) if active else inside
     return RitualCalls(weeks, inside if active else None)
