@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -53,6 +54,25 @@ def test_fisher_matches_scipy(first: tuple[int, int], second: tuple[int, int]) -
     (k1, n1), (k2, n2) = first, second
     _, p = fisher_exact([[k1, n1 - k1], [k2, n2 - k2]], alternative="less")
     assert fisher_less(k1, n1, k2, n2) == pytest.approx(p, rel=1e-9, abs=1e-12)
+
+
+big_counts = st.integers(min_value=1, max_value=3000).flatmap(
+    lambda n: st.tuples(st.integers(min_value=0, max_value=min(n, 60)), st.just(n))
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(counts, big_counts), st.one_of(counts, big_counts))
+def test_fisher_is_the_exact_fraction(first: tuple[int, int], second: tuple[int, int]) -> None:
+    """The same float as the hypergeometric tail summed term by term as a fraction, rounded
+    once: whichever draw (the hits, or group 1) the code sums over, with few hits or many."""
+    (k1, n1), (k2, n2) = first, second
+    hits = k1 + k2
+    tail = sum(
+        Fraction(math.comb(n1, x) * math.comb(n2, hits - x), math.comb(n1 + n2, hits))
+        for x in range(max(0, hits - n2), k1 + 1)
+    )
+    assert fisher_less(k1, n1, k2, n2) == float(min(tail, Fraction(1)))
 
 
 def test_fisher_by_hand() -> None:
