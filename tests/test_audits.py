@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from lessons_analytics import sqlheader
 from lessons_analytics.audits import audits_for, run_audits
 from lessons_analytics.cli import cli
-from lessons_analytics.demo import build_demo
 from lessons_analytics.ingestion import ingest
+from tests.support.demo_warehouse import demo_warehouse
 
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 
@@ -68,10 +68,7 @@ def test_identifiers_are_quoted() -> None:
 
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("audit-demo")
-    ws = build_demo(root / "ws")
-    db = root / "warehouse.duckdb"
-    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    _, db = demo_warehouse(tmp_path_factory.mktemp("audit-demo"))
     return db
 
 

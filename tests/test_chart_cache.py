@@ -12,21 +12,17 @@ import polars as pl
 import pytest
 
 from lessons_analytics import warehouse
-from lessons_analytics.demo import build_demo
-from lessons_analytics.ingestion import ingest
 from lessons_analytics.report import chartcache, charts, write_report
 from lessons_analytics.report.layout import Chart
 from lessons_analytics.settings import Thresholds
+from tests.support.demo_warehouse import demo_warehouse
 
 WEEK = "2026-W48"
 
 
 @pytest.fixture(scope="module")
 def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("chart-cache-demo")
-    ws = build_demo(root / "ws")
-    db = root / "warehouse.duckdb"
-    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    _, db = demo_warehouse(tmp_path_factory.mktemp("chart-cache-demo"))
     return db
 
 

@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from lessons_analytics import cli, engine
+from tests.support.demo_warehouse import demo_warehouse
 
 
 @pytest.mark.parametrize("name", sorted(cli._COMMANDS))
@@ -40,13 +41,8 @@ def test_help_and_version_import_nothing_heavy(flag: str) -> None:
 @pytest.fixture(scope="module")
 def demo_ws(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[str]]:
     """The demo's warehouse and its bases."""
-    from lessons_analytics.demo import build_demo
-    from lessons_analytics.ingestion import ingest
-
-    root = tmp_path_factory.mktemp("startup")
-    ws = build_demo(root / "ws")
-    ingest(root / "w.duckdb", [ws.claude_projects, ws.codex_sessions], ws.bases)
-    return str(root / "w.duckdb"), [str(b) for b in ws.bases]
+    ws, db = demo_warehouse(tmp_path_factory.mktemp("startup"))
+    return str(db), [str(b) for b in ws.bases]
 
 
 @pytest.fixture(scope="module")

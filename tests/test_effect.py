@@ -28,6 +28,7 @@ from lessons_analytics.metrics import Filters
 from lessons_analytics.redact import CleanJson, encode_json, redact_json
 from lessons_analytics.settings import Thresholds
 from tests.support import effect_scenario as es
+from tests.support.demo_warehouse import demo_warehouse
 
 THRESHOLDS = Thresholds()  # the defaults
 
@@ -283,11 +284,7 @@ DEMO_CONFOUNDED_GROUPS = 5  # atlas 2, harbor 2, api 1 (each import joins its fi
 
 
 def test_demo_shows_every_verdict(tmp_path: Path) -> None:
-    from lessons_analytics.demo import build_demo
-
-    ws = build_demo(tmp_path / "demo")
-    db = tmp_path / "demo.duckdb"
-    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    _, db = demo_warehouse(tmp_path)
     con = warehouse.connect(db, read_only=True)
     try:
         rows = lesson_effects(con, Filters(), Thresholds()).to_dicts()

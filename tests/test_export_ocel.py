@@ -30,11 +30,10 @@ import duckdb
 import pytest
 
 from lessons_analytics import warehouse
-from lessons_analytics.demo import build_demo
 from lessons_analytics.export_ocel import EVENT_TYPES, OBJECT_TYPES, build_ocel, write_ocel
-from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters, parse_when
 from tests.support import export_world, scenario
+from tests.support.demo_warehouse import demo_warehouse
 
 jsonschema = pytest.importorskip("jsonschema")
 SCHEMA = Path(__file__).parent / "data" / "ocel" / "ocel20-schema-json.json"
@@ -271,9 +270,7 @@ def test_unknown_suffix_is_refused(con: duckdb.DuckDBPyConnection, tmp_path: Pat
 
 
 def test_demo_export_end_to_end(tmp_path: Path) -> None:
-    workspace = build_demo(tmp_path / "demo")
-    db = tmp_path / "demo.duckdb"
-    ingest(db, [workspace.claude_projects, workspace.codex_sessions], workspace.bases)
+    workspace, db = demo_warehouse(tmp_path / "demo")
     con = warehouse.connect(db, read_only=True)
     try:
         log = build_ocel(con, Filters())

@@ -28,12 +28,11 @@ import duckdb
 import pytest
 
 from lessons_analytics import warehouse
-from lessons_analytics.demo import build_demo
 from lessons_analytics.export_otel import ERROR_TYPES, write_otel
-from lessons_analytics.ingestion import ingest
 from lessons_analytics.metrics import Filters, parse_when
 from lessons_analytics.otlp import span_id, trace_id
 from tests.support import export_world, scenario
+from tests.support.demo_warehouse import demo_warehouse
 
 json_format = pytest.importorskip("google.protobuf.json_format")
 trace_service_pb2 = pytest.importorskip("opentelemetry.proto.collector.trace.v1.trace_service_pb2")
@@ -305,9 +304,7 @@ def test_shape_check_rejects_a_broken_file() -> None:
 
 
 def test_demo_export_end_to_end(tmp_path: Path) -> None:
-    workspace = build_demo(tmp_path / "demo")
-    db = tmp_path / "demo.duckdb"
-    ingest(db, [workspace.claude_projects, workspace.codex_sessions], workspace.bases)
+    workspace, db = demo_warehouse(tmp_path / "demo")
     con = warehouse.connect(db, read_only=True)
     try:
         path = tmp_path / "demo.json"

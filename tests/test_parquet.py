@@ -14,26 +14,20 @@ from click.testing import CliRunner
 
 from lessons_analytics import exchange, sqlfiles
 from lessons_analytics.cli import cli
-from lessons_analytics.demo import DemoWorkspace, build_demo
+from lessons_analytics.demo import build_demo
 from lessons_analytics.ingestion import ingest
 from lessons_analytics.load import file_id_of
+from tests.support.demo_warehouse import demo_warehouse
 
 MARTS = sorted(p.stem for p in (sqlfiles.sql_root() / "marts").glob("*.sql"))
-
-
-def _machine(root: Path, seed: int) -> tuple[DemoWorkspace, Path]:
-    workspace = build_demo(root, seed=seed)
-    db = root / "warehouse.duckdb"
-    ingest(db, [workspace.claude_projects, workspace.codex_sessions], workspace.bases)
-    return workspace, db
 
 
 @pytest.fixture(scope="module")
 def machines(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Two machines with different transcript sets and bases, each exported."""
     root = tmp_path_factory.mktemp("machines")
-    alice, alice_db = _machine(root / "alice", 1)
-    bob, bob_db = _machine(root / "bob", 2)
+    alice, alice_db = demo_warehouse(root / "alice", 1)
+    bob, bob_db = demo_warehouse(root / "bob", 2)
     shared = root / "export"  # both machines write into one folder
     exchange.export_parquet(alice_db, shared, "alice")
     bob_export = root / "export-bob"
@@ -134,7 +128,7 @@ def test_an_export_writes_only_the_partitions_that_changed(tmp_path: Path) -> No
     ingest(db, [workspace.claude_projects], workspace.bases)
     exchange.export_parquet(db, out, "m")
     before = {p: p.stat().st_mtime_ns for p in (out / "raw_events").rglob("*.parquet")}
-    ingest(db, [workspace.claude_projects, workspace.codex_sessions], workspace.bases)
+    ingest(db, workspace.sources, workspace.bases)
     report = exchange.export_parquet(db, out, "m")
     con = duckdb.connect(str(db), read_only=True)
     con.execute("set TimeZone = 'UTC'")
@@ -165,7 +159,7 @@ def test_two_machines_combined_equal_one_build_over_both(machines: dict[str, Any
     alice, bob = machines["alice"], machines["bob"]
     ingest(
         single,
-        [alice.claude_projects, alice.codex_sessions, bob.claude_projects, bob.codex_sessions],
+        [*alice.sources, *bob.sources],
         [*alice.bases, *bob.bases],
     )
     a = duckdb.connect(str(central), read_only=True)
@@ -182,7 +176,7 @@ def test_two_machines_combined_equal_one_build_over_both(machines: dict[str, Any
 
 
 def test_a_path_on_two_machines_gets_ids_of_its_own_on_each(tmp_path: Path) -> None:
-    workspace, db = _machine(tmp_path / "ws", 4)
+    workspace, db = demo_warehouse(tmp_path / "ws", 4)
     out = tmp_path / "export"
     exchange.export_parquet(db, out, "laptop")
     # a second machine whose transcripts stand at the very same paths

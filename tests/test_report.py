@@ -13,8 +13,6 @@ from matplotlib.figure import Figure
 
 from lessons_analytics import metrics, warehouse
 from lessons_analytics.cli import cli
-from lessons_analytics.demo import build_demo
-from lessons_analytics.ingestion import ingest
 from lessons_analytics.report import (
     build_report_data,
     charts,
@@ -30,6 +28,7 @@ from lessons_analytics.report import (
 from lessons_analytics.report.numbers import delta, fmt_delta, fmt_share
 from lessons_analytics.settings import Thresholds
 from lessons_analytics.weeks import shift_week
+from tests.support.demo_warehouse import demo_warehouse
 
 T = Thresholds()  # the defaults
 
@@ -38,10 +37,7 @@ WEEK = "2026-W48"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    root = tmp_path_factory.mktemp("report-demo")
-    ws = build_demo(root / "ws")
-    db = root / "warehouse.duckdb"
-    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    ws, db = demo_warehouse(tmp_path_factory.mktemp("report-demo"))
     return ws.root, db
 
 

@@ -15,10 +15,9 @@ import duckdb
 import pytest
 
 from lessons_analytics import metrics, warehouse
-from lessons_analytics.demo import build_demo
-from lessons_analytics.ingestion import ingest
 from lessons_analytics.report.data import BY_TIME, PER_BASE, build_report_data
 from lessons_analytics.settings import Thresholds
+from tests.support.demo_warehouse import demo_warehouse
 
 WEEK = (datetime(2026, 11, 23, tzinfo=UTC), datetime(2026, 11, 30, tzinfo=UTC))
 PATTERN = "^git commit"
@@ -26,10 +25,7 @@ PATTERN = "^git commit"
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("ahead")
-    ws = build_demo(root / "ws")
-    db = root / "warehouse.duckdb"
-    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    _, db = demo_warehouse(tmp_path_factory.mktemp("ahead"))
     return db
 
 

@@ -11,18 +11,14 @@ import duckdb
 import pytest
 
 from lessons_analytics import effect, metrics, warehouse
-from lessons_analytics.demo import build_demo
-from lessons_analytics.ingestion import ingest
 from lessons_analytics.report.data import BY_TIME, PER_BASE
 from lessons_analytics.settings import Thresholds
+from tests.support.demo_warehouse import demo_warehouse
 
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
-    root = tmp_path_factory.mktemp("per-base")
-    ws = build_demo(root / "ws")
-    db = root / "warehouse.duckdb"
-    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    _, db = demo_warehouse(tmp_path_factory.mktemp("per-base"))
     return warehouse.connect(db, read_only=True)
 
 

@@ -18,10 +18,9 @@ import orjson
 import pytest
 
 from lessons_analytics import warehouse
-from lessons_analytics.demo import build_demo
-from lessons_analytics.ingestion import ingest
 from lessons_analytics.report import ReportPaths, demo_report
 from lessons_analytics.settings import Thresholds
+from tests.support.demo_warehouse import demo_warehouse
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "reports" / "2026-W48"
 SHORT, LONG = "a", "b" * 60
@@ -41,9 +40,7 @@ def renders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ReportPaths]:
     for name in (SHORT, LONG):
         top = tmp_path_factory.mktemp("repro")
         root = top / name
-        ws = build_demo(root)
-        db = root / "warehouse.duckdb"
-        ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+        ws, db = demo_warehouse(root)
         out[name] = _render(db, root, ws.last_day, top / "report")
         if name == SHORT:
             alone = tmp_path_factory.mktemp("alone") / "copy.duckdb"

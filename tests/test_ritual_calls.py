@@ -12,16 +12,12 @@ import duckdb
 import pytest
 
 from lessons_analytics import metrics, warehouse
-from lessons_analytics.demo import build_demo
-from lessons_analytics.ingestion import ingest
+from tests.support.demo_warehouse import demo_warehouse
 
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory: pytest.TempPathFactory) -> duckdb.DuckDBPyConnection:
-    root = tmp_path_factory.mktemp("rituals")
-    ws = build_demo(root / "ws")
-    db = root / "w.duckdb"
-    ingest(db, [ws.claude_projects, ws.codex_sessions], ws.bases)
+    _, db = demo_warehouse(tmp_path_factory.mktemp("rituals"))
     return warehouse.connect(db, read_only=True)
 
 

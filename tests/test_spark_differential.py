@@ -14,8 +14,7 @@ pytest.importorskip("pyspark")
 pytest.importorskip("sqlglot")
 
 from lessons_analytics import exchange, metrics, spark_engine, sqlfiles, warehouse  # noqa: E402
-from lessons_analytics.demo import build_demo  # noqa: E402
-from lessons_analytics.ingestion import ingest  # noqa: E402
+from tests.support.demo_warehouse import demo_warehouse
 from tests.support.spark_support import canonical_rows, spark  # noqa: E402, F401
 
 pytestmark = pytest.mark.spark
@@ -34,9 +33,7 @@ class Engines:
 @pytest.fixture(scope="module")
 def engines(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:  # noqa: F811
     root = tmp_path_factory.mktemp("spark-demo")
-    workspace = build_demo(root / "demo")
-    db = root / "demo.duckdb"
-    ingest(db, [workspace.claude_projects, workspace.codex_sessions], workspace.bases)
+    _, db = demo_warehouse(root / "demo")
     export = root / "export"
     exchange.export_parquet(db, export, "demo")
     central = root / "central.duckdb"

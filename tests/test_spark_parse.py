@@ -27,7 +27,7 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[t
 
 def test_spark_parse_equals_local_ingest(spark: Any, tmp_path: Path) -> None:  # noqa: F811
     workspace = build_demo(tmp_path / "ws", seed=7)
-    sources = [workspace.claude_projects, workspace.codex_sessions]
+    sources = workspace.sources
     db = tmp_path / "local.duckdb"
     ingest(db, sources, workspace.bases)
     out = tmp_path / "bucket"

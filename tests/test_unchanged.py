@@ -27,12 +27,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoWorkspace, Path
     root = tmp_path_factory.mktemp("unchanged")
     ws = build_demo(root / "demo")
     db = root / "warehouse.duckdb"
-    ingest(db, [ws.claude_projects, ws.codex_sessions])
+    ingest(db, ws.sources)
     return ws, db
-
-
-def _sources(ws: DemoWorkspace) -> list[Path]:
-    return [ws.claude_projects, ws.codex_sessions]
 
 
 def _cli(db: Path, ws: DemoWorkspace) -> tuple[dict[str, object], list[str]]:
@@ -44,7 +40,7 @@ def _cli(db: Path, ws: DemoWorkspace) -> tuple[dict[str, object], list[str]]:
         "sys.argv = ['lessons-analytics', *sys.argv[1:]]\n"
         "runpy.run_module('lessons_analytics', run_name='__main__')\n"
     )
-    argv = ["--db", str(db), "ingest", *map(str, _sources(ws)), "--json"]
+    argv = ["--db", str(db), "ingest", *map(str, ws.sources), "--json"]
     done = subprocess.run(
         [sys.executable, "-c", script, *argv], check=True, capture_output=True, text=True
     )
@@ -104,14 +100,14 @@ def test_a_change_is_never_answered_from_the_sidecar(
     world: tuple[DemoWorkspace, Path], change: str
 ) -> None:
     ws, db = world
-    before = ingest(db, _sources(ws))
-    assert unchanged.check(db, _sources(ws), []) is not None
+    before = ingest(db, ws.sources)
+    assert unchanged.check(db, ws.sources, []) is not None
     CHANGES[change](ws)
-    assert unchanged.check(db, _sources(ws), []) is None
-    after = ingest(db, _sources(ws))
+    assert unchanged.check(db, ws.sources, []) is None
+    after = ingest(db, ws.sources)
     assert after.files_loaded == (1 if change in {"a line appended", "a new transcript"} else 0)
     assert after.changed == (change != "the warehouse written by another run")
-    assert unchanged.check(db, _sources(ws), []) is not None  # remembered again
+    assert unchanged.check(db, ws.sources, []) is not None  # remembered again
     if change == "a lesson edited":
         assert after.totals["lessons"] == before.totals["lessons"]
 
@@ -124,7 +120,7 @@ def test_a_file_that_grows_while_the_run_stores_its_rows_is_loaded_by_the_next(
     the new line."""
     ws = build_demo(tmp_path / "demo")
     db = tmp_path / "warehouse.duckdb"
-    ingest(db, _sources(ws))
+    ingest(db, ws.sources)
     _new_transcript(ws)
     grown: list[str] = []
 
@@ -133,13 +129,13 @@ def test_a_file_that_grows_while_the_run_stores_its_rows_is_loaded_by_the_next(
             _append_a_line(ws)
             grown.append(name)
 
-    first = ingest(db, _sources(ws), stage=stage)
+    first = ingest(db, ws.sources, stage=stage)
     assert grown and first.files_loaded == 1
-    assert unchanged.check(db, _sources(ws), []) is None
-    second = ingest(db, _sources(ws))
+    assert unchanged.check(db, ws.sources, []) is None
+    second = ingest(db, ws.sources)
     assert second.files_loaded == 1
     assert second.totals["load_errors"] == first.totals["load_errors"] + 1  # "not json"
-    assert unchanged.check(db, _sources(ws), []) is not None
+    assert unchanged.check(db, ws.sources, []) is not None
 
 
 def test_an_unreadable_file_is_never_remembered(tmp_path: Path) -> None:
@@ -197,7 +193,7 @@ def test_the_no_op_answer_compares_a_digest_not_the_listing(
     their own, are read only by a run that goes on to ingest, and only when that file is the
     sidecar's own."""
     ws, db = world
-    ingest(db, _sources(ws))
+    ingest(db, ws.sources)
     listing = json.loads(unchanged.files_sidecar(db).read_bytes())
     assert json.loads(unchanged.sidecar(db).read_bytes())["files"] == {
         "count": len(listing["files"]),
@@ -206,18 +202,18 @@ def test_the_no_op_answer_compares_a_digest_not_the_listing(
     stored = listing["files"]
     assert all(len(stat) == 2 for stat in stored.values())
     unchanged.files_sidecar(db).unlink()
-    assert unchanged.check(db, _sources(ws), []) is not None  # the no-op never reads it
+    assert unchanged.check(db, ws.sources, []) is not None  # the no-op never reads it
 
     _append_a_line(ws)
-    assert unchanged.ask(db, _sources(ws), []).stored is None  # no listing: raw_files' then
+    assert unchanged.ask(db, ws.sources, []).stored is None  # no listing: raw_files' then
     unchanged.files_sidecar(db).write_bytes(json.dumps(listing).encode())
-    asked = unchanged.ask(db, _sources(ws), [])
+    asked = unchanged.ask(db, ws.sources, [])
     assert asked.report is None and asked.stored == stored
     unchanged.files_sidecar(db).write_bytes(json.dumps({**listing, "digest": "0" * 64}).encode())
-    assert unchanged.ask(db, _sources(ws), []).stored is None  # another sidecar's listing
-    after = ingest(db, _sources(ws))
+    assert unchanged.ask(db, ws.sources, []).stored is None  # another sidecar's listing
+    after = ingest(db, ws.sources)
     assert after.files_loaded == 1
-    assert unchanged.check(db, _sources(ws), []) is not None
+    assert unchanged.check(db, ws.sources, []) is not None
 
 
 def test_the_digest_is_the_same_in_any_order() -> None:
@@ -254,20 +250,20 @@ def test_a_sidecar_that_does_not_hold_still_hands_its_listing_to_the_run(
     given that listing loads what a run given none loads."""
     ws = build_demo(tmp_path / "demo")
     db = tmp_path / "warehouse.duckdb"
-    ingest(db, _sources(ws))
-    every = {source.path for source in discover(_sources(ws))}
+    ingest(db, ws.sources)
+    every = {source.path for source in discover(ws.sources)}
 
     def listed(asked: unchanged.Answer) -> dict[str, list[int]]:
         assert asked.report is None and asked.stats is not None
         return asked.stats
 
     unchanged.sidecar(db).unlink()
-    stats = listed(unchanged.ask(db, _sources(ws), []))
+    stats = listed(unchanged.ask(db, ws.sources, []))
     assert set(stats) == every
     for path, stat in stats.items():
         info = os.stat(path)
         assert stat == [info.st_size, info.st_mtime_ns]
-    ingest(db, _sources(ws))  # remembered again
+    ingest(db, ws.sources)  # remembered again
     other = listed(unchanged.ask(db, [ws.claude_projects], []))
     assert set(other) == {p for p in every if p.startswith(str(ws.claude_projects))} != every
 
@@ -276,14 +272,14 @@ def test_a_sidecar_that_does_not_hold_still_hands_its_listing_to_the_run(
     copy = tmp_path / "copy.duckdb"
     copy.write_bytes(db.read_bytes())  # the copy has no sidecar; the original's holds
     os.utime(db)  # now it does not either: the warehouse looks written since
-    asked = unchanged.ask(db, _sources(ws), [])
+    asked = unchanged.ask(db, ws.sources, [])
     assert listed(asked) and asked.stored is None  # raw_files says what is loaded
-    with_listing = ingest_changed(db, _sources(ws), [], asked=asked)
-    without = ingest_changed(copy, _sources(ws), [], asked=None)
+    with_listing = ingest_changed(db, ws.sources, [], asked=asked)
+    without = ingest_changed(copy, ws.sources, [], asked=None)
     assert with_listing.files_loaded == without.files_loaded == 2
     assert with_listing.lines_loaded == without.lines_loaded
     assert _stored_rows(db) == _stored_rows(copy)
-    assert unchanged.check(db, _sources(ws), []) is not None
+    assert unchanged.check(db, ws.sources, []) is not None
 
 
 def _sidecar_digests(db: Path) -> tuple[str, str, str]:
@@ -299,20 +295,20 @@ def test_the_sidecar_digest_is_always_of_the_files_it_lists(tmp_path: Path) -> N
     stored at the size read, and hashed again."""
     ws = build_demo(tmp_path / "demo")
     db = tmp_path / "warehouse.duckdb"
-    ingest(db, _sources(ws))
+    ingest(db, ws.sources)
     _new_transcript(ws)
-    asked = unchanged.ask(db, _sources(ws), [])
+    asked = unchanged.ask(db, ws.sources, [])
     assert asked.report is None and asked.digest is not None
-    reused = ingest_changed(db, _sources(ws), [], asked=asked)
+    reused = ingest_changed(db, ws.sources, [], asked=asked)
     assert reused.listing_digest == asked.digest  # loaded as stat'ed: the question's digest
     assert len(set(_sidecar_digests(db))) == 1
 
     new = next(ws.claude_projects.rglob("00000000-0000-4000-8000-00000000abcd.jsonl"))
     os.utime(new, ns=(0, os.stat(new).st_mtime_ns + 10**9))  # touched: the run reads it
-    asked = unchanged.ask(db, _sources(ws), [])
+    asked = unchanged.ask(db, ws.sources, [])
     with new.open("a", encoding="utf-8") as handle:  # grows after the question
         handle.write("not json\n")
-    grown = ingest_changed(db, _sources(ws), [], asked=asked)
+    grown = ingest_changed(db, ws.sources, [], asked=asked)
     assert grown.files_loaded == 1 and grown.listing_digest is None
     assert len(set(_sidecar_digests(db))) == 1
-    assert unchanged.check(db, _sources(ws), []) is not None
+    assert unchanged.check(db, ws.sources, []) is not None

@@ -35,7 +35,7 @@ def demo_cmd(app: AppContext, out: Path) -> None:
     db = app.db_path if app.db_given else workspace.root / "warehouse.duckdb"
     if db.exists() and not app.db_given:
         db.unlink()
-    report = ingest(db, [workspace.claude_projects, workspace.codex_sessions], workspace.bases)
+    report = ingest(db, workspace.sources, workspace.bases)
     click.echo(f"demo workspace: {workspace.root}")
     click.echo(f"warehouse:      {db}\n")
     click.echo(tables.ingest_summary(report))

@@ -40,6 +40,11 @@ class DemoWorkspace:
     first_day: date
     last_day: date
 
+    @property
+    def sources(self) -> list[Path]:
+        """The transcript folders, as ``ingest`` takes them."""
+        return [self.claude_projects, self.codex_sessions]
+
 
 def build_demo(out: Path, seed: int = 42) -> DemoWorkspace:
     """Build the demo under `out` (replacing what a previous build left there); refused
