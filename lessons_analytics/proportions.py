@@ -66,24 +66,25 @@ def fisher_less(k1: int, n1: int, k2: int, n2: int) -> float | None:
     low = max(0, hits - n2)
     if k1 < low:
         return 0.0
-    # P(X = x) is C(n1, x) C(n2, hits - x) / C(total, hits), the draw of the hits, and is
-    # also C(hits, x) C(total - hits, n1 - x) / C(total, n1), the draw of group 1: the same
-    # fraction, so the same float (int / int rounds the exact quotient once). The smaller
-    # draw has the smaller binomials: on D, 14,227 sessions before a lesson and 112 hits
-    # make C(total, n1) some 3,000 digits long and C(total, hits) some 400 (effect's 56
-    # tests 25 -> 0.5 ms).
-    draw, other = (n1, n2) if hits <= n1 else (hits, total - hits)
-    # term(x) = C(draw, x) C(other, draws - x), where draws is the size of the other draw,
-    # each term from the one before by its ratio: the division is exact (term(x + 1) is an
-    # integer), so the tail is the same integer as the sum of the products, without two
-    # binomials per x
-    draws = hits if hits <= n1 else n1
-    term = math.comb(draw, low) * math.comb(other, draws - low)
+    # P(X = x) is C(n1, x) C(n2, hits - x) / C(total, hits), the hits drawn from the two
+    # groups, and also C(hits, x) C(total - hits, n1 - x) / C(total, n1), group 1 drawn from
+    # the hits and the rest: the same fraction, so the same float (int / int rounds the
+    # exact quotient once). The smaller draw has the smaller binomials: on D, 14,227
+    # sessions before a lesson and 112 hits make C(total, n1) some 3,400 digits long and
+    # C(total, hits) some 300 (effect's 56 tests 25 -> 0.5 ms).
+    if hits <= n1:
+        part, rest, drawn = n1, n2, hits
+    else:
+        part, rest, drawn = hits, total - hits, n1
+    # term(x) = C(part, x) C(rest, drawn - x), each from the one before by its ratio: the
+    # division is exact (term(x + 1) is an integer), so the tail is the same integer as the
+    # sum of the products, without two binomials per x
+    term = math.comb(part, low) * math.comb(rest, drawn - low)
     tail = term
     for x in range(low, k1):
-        term = term * (draw - x) * (draws - x) // ((x + 1) * (other - draws + x + 1))
+        term = term * (part - x) * (drawn - x) // ((x + 1) * (rest - drawn + x + 1))
         tail += term
-    return min(1.0, tail / math.comb(total, draws))
+    return min(1.0, tail / math.comb(total, drawn))
 
 
 def sessions_for_halving(rate: float, alpha: float, power: float) -> int | None:
