@@ -1,5 +1,6 @@
-"""How the layers are materialized: a ``temp`` model is a temporary table for the build and a
-view in the file, and a warehouse whose models were built as another kind still rebuilds."""
+"""How the layers are materialized: a ``temp`` model is a table of the file for the rest of
+the build and a view in the file after it, and a warehouse whose models were built as another
+kind still rebuilds."""
 
 from __future__ import annotations
 
@@ -50,9 +51,15 @@ def db(tmp_path: Path) -> Path:
 def test_temp_models_are_views_in_the_file_and_give_the_build_s_rows(db: Path) -> None:
     assert "int_events_deduplicated" in _temp_models()
     con = warehouse.connect(db)
+    con.begin()
     transform.build(con)
-    # the build's temporary tables are gone before its commit (which would copy their rows)
+    # before the commit the file holds a view of each, not the build's table (whose rows
+    # the commit would write), and nothing temporary
+    assert {name: _kind(con, name) for name in _temp_models()} == dict.fromkeys(
+        _temp_models(), "view"
+    )
     assert con.execute("select table_name from duckdb_tables() where temporary").fetchall() == []
+    con.commit()
     during = sorted(
         con.execute("select session_id, line_no from int_events_deduplicated").fetchall()
     )
@@ -83,4 +90,23 @@ def test_a_warehouse_built_with_other_kinds_rebuilds(db: Path) -> None:
     # and a second build over the first
     transform.build(con)
     assert con.execute("select count(*) from fct_events").fetchall() == [(3,)]
+    con.close()
+
+
+def test_a_temp_model_is_computed_once_into_a_table_of_the_file(db: Path) -> None:
+    """Its later readers read its rows from a table of the file (compressed as DuckDB writes
+    it, where a temporary table stayed in memory until the commit), not its view again."""
+    con = warehouse.connect(db)
+    con.begin()
+    temps: list[Path] = []
+    for path in layer_files():
+        transform._build_one(con, path, temps)
+        if path.stem == "int_events_deduplicated":
+            break
+    assert [path.stem for path in temps] == ["int_events_deduplicated"]
+    assert _kind(con, "int_events_deduplicated") == "table"
+    assert con.execute("select table_name from duckdb_tables() where temporary").fetchall() == []
+    transform._settle_temps(con, temps)
+    assert _kind(con, "int_events_deduplicated") == "view"
+    con.rollback()
     con.close()

@@ -69,8 +69,11 @@ for path in layer_files():
     spilled = max(spilled, con.execute(
         "select coalesce(sum(size), 0) from duckdb_temporary_files()").fetchall()[0][0])
 start = clock()
-for stem in temps:
-    con.execute(f"drop table temp.main.{quote_identifier(stem)}")
+if hasattr(transform, "_settle_temps"):  # the temp models' tables are tables of the file
+    transform._settle_temps(con, temps)
+else:  # a checkout whose temp models are temporary tables (named by stem)
+    for stem in temps:
+        con.execute(f"drop table temp.main.{quote_identifier(stem)}")
 con.commit()
 took("(commit)", start)
 con.execute("detach src")
