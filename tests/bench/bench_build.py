@@ -56,7 +56,7 @@ for name in raw:
     con.execute(f"create table {quote_identifier(name)} as"
                 f" select * from src.{quote_identifier(name)}")
 took("(raw tables)", start)
-# a checkout whose build drops its temporary tables before the commit (as transform.build
+# a checkout whose build drops the temp models' tables before the commit (as transform.build
 # does since _build_one collects them) is timed doing so
 collects = len(inspect.signature(transform._build_one).parameters) == 3
 temps = []
