@@ -98,12 +98,12 @@ def test_a_temp_model_is_computed_once_into_a_table_of_the_file(db: Path) -> Non
     it, where a temporary table stayed in memory until the commit), not its view again."""
     con = warehouse.connect(db)
     con.begin()
-    temps: list[Path] = []
+    temps: list[tuple[str, str]] = []
     for path in layer_files():
         transform._build_one(con, path, temps)
         if path.stem == "int_events_deduplicated":
             break
-    assert [path.stem for path in temps] == ["int_events_deduplicated"]
+    assert [stem for stem, _ in temps] == ["int_events_deduplicated"]
     assert _kind(con, "int_events_deduplicated") == "table"
     assert con.execute("select table_name from duckdb_tables() where temporary").fetchall() == []
     transform._settle_temps(con, temps)
