@@ -302,26 +302,28 @@ def sql_json(
     shown = ", ".join(sqlfiles.quote_identifier(c) for c in order)
     # each base's rows joined here, into the bytes of its whole list: 10k strings handed to
     # Python cost more than building them, and the text turned into a str, put in its
-    # brackets and encoded again was three copies of 33 MB (D at 1.25 GB). A row's strings
-    # are tested joined by a space, in one pass of each regex rather than one per column: a
-    # space is plain, so the join is plain exactly when each string is; a needle found
-    # across two strings only sends that row's strings to ``redact`` as well
+    # brackets and encoded again was three copies of 33 MB (D at 1.25 GB). The strings are
+    # tested once per distinct value, not once per row: the evidence's paths and ids repeat
+    # from row to row (D: 44k distinct values of 296k), and both regexes over every row were
+    # a third of the query. ``redact`` and its needles judge each string by itself, so a value
+    # a needle finds is exactly one to hand to ``redact``
     text = (
-        f"select base_path, encode(concat($json_list_start, string_agg(text, $json_between"
-        f" order by {shown}), $json_list_end)) as text,"
-        " bool_and(coalesce(regexp_full_match(joined, $json_plain), true)),"
-        f" coalesce(list([{strings}]) filter (where regexp_matches(lower(joined), $json_needles)),"
-        " [])"
-        f" from (select *, concat($json_start, {', '.join(values)}, $json_end) as text,"
-        f" concat_ws(' ', {strings or 'null'}) as joined"
-        f" from (\n{_unordered(sql, order)}\n)) group by base_path"
+        f"with listed as materialized (\n{_unordered(sql, order)}\n),"
+        " checked as (select"
+        " coalesce(bool_and(coalesce(regexp_full_match(v, $json_plain), true)), true) as plain,"
+        " coalesce(list(v) filter (where regexp_matches(lower(v), $json_needles)), []) as unsure"
+        f" from (select distinct unnest([{strings}]::varchar[]) as v from listed))"
+        f" select base_path, encode(concat($json_list_start, string_agg(json_row, $json_between"
+        f" order by {shown}), $json_list_end)), any_value(plain), any_value(unsure)"
+        f" from (select *, concat($json_start, {', '.join(values)}, $json_end) as json_row"
+        " from listed) cross join checked group by base_path"
     )
     extra = {**pieces, "json_start": item, "json_end": "\n" + item + "}", "json_between": ",\n",
              "json_needles": needles, "json_plain": _PLAIN,
              "json_list_start": "[\n", "json_list_end": "\n" + " " * (2 * depth) + "]"}  # fmt: skip
     out: dict[str, CleanJson] = {}
     for base, rows, every_plain, unsure in con.execute(text, {**bound, **extra}).fetchall():
-        if not every_plain or any(redact(v) != v for row in unsure for v in row if v is not None):
+        if not every_plain or any(redact(v) != v for v in unsure):
             return None
         out[base] = CleanJson(rows)
     return out
