@@ -305,16 +305,19 @@ def sql_json(
     # brackets and encoded again was three copies of 33 MB (D at 1.25 GB). The strings are
     # tested once per distinct value, not once per row: the evidence's paths and ids repeat
     # from row to row (D: 44k distinct values of 296k), and both regexes over every row were
-    # a third of the query. ``redact`` and its needles judge each string by itself, so a value
-    # a needle finds is exactly one to hand to ``redact``
+    # nearly half of the query. ``redact`` and its needles judge each string by itself, so a
+    # value a needle finds is exactly one to hand to ``redact``
     text = (
         f"with listed as materialized (\n{_unordered(sql, order)}\n),"
         " checked as (select"
-        " coalesce(bool_and(coalesce(regexp_full_match(v, $json_plain), true)), true) as plain,"
-        " coalesce(list(v) filter (where regexp_matches(lower(v), $json_needles)), []) as unsure"
+        " coalesce(bool_and(coalesce(regexp_full_match(v, $json_plain), true)), true)"
+        " as json_plain_all,"
+        " coalesce(list(v) filter (where regexp_matches(lower(v), $json_needles)), [])"
+        " as json_unsure"
         f" from (select distinct unnest([{strings}]::varchar[]) as v from listed))"
         f" select base_path, encode(concat($json_list_start, string_agg(json_row, $json_between"
-        f" order by {shown}), $json_list_end)), any_value(plain), any_value(unsure)"
+        f" order by {shown}), $json_list_end)),"
+        " any_value(json_plain_all), any_value(json_unsure)"
         f" from (select *, concat($json_start, {', '.join(values)}, $json_end) as json_row"
         " from listed) cross join checked group by base_path"
     )
