@@ -153,9 +153,10 @@ def ritual_times_ahead(con: duckdb.DuckDBPyConnection, bases: list[str]) -> None
     """Inside ``metrics.rows_per_base``: start fetching the calls ``lesson_costs`` of each
     of ``bases`` alone will time, the last base's first (the asker goes in order: the two
     meet in the middle, and a fetch the asker reaches first is dropped)."""
-    for item in reversed(metrics.lesson_rituals(con, Filters(tuple(bases)))):
-        scoped = Filters((item["base_path"],))
-        metrics.ritual_calls_ahead(con, {**scoped.params(), "pattern": item["ritual"]})
+    rituals = metrics.lesson_rituals(con, Filters(tuple(bases)))
+    for base in reversed(bases):
+        own = [item for item in rituals if item["base_path"] == base]
+        metrics.ritual_durations_ahead(con, Filters((base,)), _rituals_asked(own))
 
 
 def _lesson_params(filters: Filters, retire_window_days: int | None) -> dict[str, Any]:
@@ -403,16 +404,13 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
         for row in metrics.query_rows(con, "effect_cost_weeks", **filters.params())
     }
     out: Costs = {}
-    seconds: dict[tuple[str, str], float] = {}  # two lessons of a base may share a ritual
-    for item in metrics.lesson_rituals(con, filters):
+    rituals = metrics.lesson_rituals(con, filters)
+    timed = metrics.ritual_durations(con, filters, _rituals_asked(rituals))
+    for item in rituals:
         base, ritual = item["base_path"], item["ritual"]
-        if (base, ritual) not in seconds:
-            scoped = Filters((base,), filters.since, filters.until)
-            calls = metrics.ritual_calls(con, {**scoped.params(), "pattern": ritual})
-            timed = [d for _, durations in calls.weeks.values() for d in durations]
-            seconds[(base, ritual)] = metrics.exact_sum(timed)  # as ritual_cost sums them
+        seconds = metrics.exact_sum(timed[(base, ritual)])  # as ritual_cost sums them
         span = weeks.get(base, 0)
-        per_week = (seconds[(base, ritual)] / 3600 / span) if span else 0.0
+        per_week = (seconds / 3600 / span) if span else 0.0
         out[(base, item["lesson_id"])] = (per_week, 0.0)
     known = set(metrics.known_bases(con, filters))
     params = {**filters.params(), "divisor": t["chars_per_token"],
@@ -425,6 +423,12 @@ def lesson_costs(con: duckdb.DuckDBPyConnection, filters: Filters, t: Mapping[st
         per_week = float(row["tokens"] or 0) / span if span else 0.0
         out[key] = (out.get(key, (0.0, 0.0))[0], per_week)
     return out
+
+
+def _rituals_asked(rituals: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The (base, ritual) pairs of ``lesson_rituals`` rows that ``lesson_costs`` times, each
+    once (two lessons of a base may share a ritual), in their order."""
+    return list(dict.fromkeys((item["base_path"], item["ritual"]) for item in rituals))
 
 
 def effect_document(

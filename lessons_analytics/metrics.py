@@ -1026,13 +1026,103 @@ def _active_of_calls() -> str:
     return out
 
 
-def ritual_calls_ahead(con: duckdb.DuckDBPyConnection, params: dict[str, Any]) -> None:
-    """Inside ``rows_per_base(con, ...)``: start fetching what ``ritual_calls(con, params)``
-    will ask (``_Shared.start``); elsewhere nothing."""
+def ritual_durations(
+    con: duckdb.DuckDBPyConnection, filters: Filters, asked: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], list[float]]:
+    """For each (base, pattern) of ``asked``: the durations of the timed calls that
+    ``ritual_calls`` gives for the pattern with ``filters`` narrowed to that base, every
+    week together (what a lesson's ritual costs is their sum).
+
+    One statement for them all (``_rituals_question``): each distinct pattern is matched
+    once over the span's calls, and the calls matched are then kept in the scope of each
+    base that asked for them, as cost_calls keeps them (a session in the scope of the base
+    in dim_session_scope). Asked one by one, each question matched its pattern over every
+    call and built its base's scope again: `effect` on D asks four (three patterns), which
+    took 0.41 -> 0.38 s as one statement (medians of 13, alternated). Inside
+    ``remembering`` each is asked as ``ritual_calls`` asks it, whose answer the report's
+    other sections share."""
+    if remembers(con):
+        out: dict[tuple[str, str], list[float]] = {}
+        for base, pattern in asked:
+            scoped = Filters((base,), filters.since, filters.until)
+            calls = ritual_calls(con, {**scoped.params(), "pattern": pattern})
+            out[(base, pattern)] = [d for _, durations in calls.weeks.values() for d in durations]
+        return out
+    if not asked:
+        return {}
+    sql, bound, patterns = _rituals_question(filters, asked)
+    found = {
+        (row["base_path"], patterns[row["ritual"]]): row["durations"]
+        for row in _fetch_shared(con, sql, bound)
+    }
+    return {key: found.get(key, []) for key in asked}
+
+
+def ritual_durations_ahead(
+    con: duckdb.DuckDBPyConnection, filters: Filters, asked: Sequence[tuple[str, str]]
+) -> None:
+    """Inside ``rows_per_base(con, ...)``: start fetching what ``ritual_durations(con,
+    filters, asked)`` will ask (``_Shared.start``); elsewhere nothing."""
     shared = _shared(con)
-    if shared is not None and not remembers(con):
-        grouped = _grouped_calls(sqlfiles.load("cost_calls"), False)
-        shared.start(grouped, _bound(grouped, params))
+    if shared is not None and not remembers(con) and asked:
+        sql, bound, _ = _rituals_question(filters, asked)
+        shared.start(sql, bound)
+
+
+def _rituals_question(
+    filters: Filters, asked: Sequence[tuple[str, str]]
+) -> tuple[str, dict[str, Any], list[str]]:
+    """``ritual_durations``' statement, its values and its distinct patterns in the order
+    the statement numbers them (each is bound as a value, one parameter apiece: RE2 compiles
+    a pattern once only when it is a constant of the statement, and a pattern read from a
+    column was compiled again for every call, 2.3 s on D)."""
+    asked = list(dict.fromkeys(asked))  # a pair asked twice would count its calls twice
+    patterns = list(dict.fromkeys(pattern for _, pattern in asked))
+    bound: dict[str, Any] = {
+        "since": filters.since,
+        "until": filters.until,
+        "bases": None,  # every call of the span: the bases' scopes are kept after matching
+        "asked_bases": [base for base, _ in asked],
+        "asked_rituals": [patterns.index(pattern) for _, pattern in asked],
+    }
+    bound.update({f"ritual_pattern_{i}": pattern for i, pattern in enumerate(patterns)})
+    return _rituals_sql(len(patterns)), bound, patterns
+
+
+@cache
+def _rituals_sql(patterns: int) -> str:
+    """cost_calls once per pattern (``$ritual_pattern_<i>``, without a base), its timed
+    calls numbered by pattern, then each (base, pattern) asked with the durations of the
+    calls in that base's scope. The file stays the one owner of what a ritual's call is."""
+    calls = _unordered(sqlfiles.load("cost_calls"), ("called_at", "tool_use_id"))
+    if not re.search(r"\$pattern\b", calls):
+        raise RuntimeError("queries/cost_calls.sql names no $pattern to number")
+    branches = "\nunion all\n".join(
+        f"select {i} as ritual, session_id, duration_s from (\n"
+        + re.sub(r"\$pattern\b", f"$ritual_pattern_{i}", calls)
+        + "\n) where timed"
+        for i in range(patterns)
+    )
+    return (
+        f"with matched as (\n{branches}\n),\n\n"
+        "asked as (\n"
+        "    select unnest($asked_bases) as base_path, unnest($asked_rituals) as ritual\n"
+        "),\n\n"
+        "scope as (\n"
+        "    select session_id, base_path, from dim_session_scope\n"
+        "    where list_contains($asked_bases, base_path)\n"
+        "),\n\n"
+        "in_scope as (\n"
+        "    select asked.base_path, asked.ritual, matched.duration_s,\n"
+        "    from asked\n"
+        "    inner join matched on asked.ritual = matched.ritual\n"
+        "    semi join scope\n"
+        "        on scope.session_id = matched.session_id and scope.base_path = asked.base_path\n"
+        ")\n\n"
+        "select base_path, ritual, list(duration_s) as durations,\n"
+        "from in_scope\n"
+        "group by base_path, ritual"
+    )
 
 
 def cost_ahead(con: duckdb.DuckDBPyConnection, filters: Filters, *, gap_cap_s: float) -> None:

@@ -109,3 +109,85 @@ def test_calls_that_overlap_weigh_each_gap_once(
     assert found.active_seconds == inside
     (by_ids,) = metrics.query_rows(overlapping, "cost_active", **params, call_ids=["a", "b"])
     assert by_ids["active_seconds"] == inside
+
+
+def test_ritual_durations_are_each_questions_timed_calls(con: duckdb.DuckDBPyConnection) -> None:
+    # one statement for every (base, pattern) asked gives each pair the durations that pair
+    # asked alone (ritual_calls narrowed to the base) gives, for every window
+    rituals = [r for (r,) in con.execute("select distinct ritual from dim_lessons").fetchall()]
+    bases = [b for (b,) in con.execute("select base_path from dim_bases order by 1").fetchall()]
+    patterns = [*(r for r in rituals if r), "^git ", "^no such command$"]
+    asked = [(base, pattern) for base in bases for pattern in patterns]
+    windows = (
+        metrics.Filters(),
+        metrics.Filters(since=datetime(2026, 10, 10, tzinfo=UTC)),
+        metrics.Filters(until=datetime(2026, 11, 10, tzinfo=UTC)),
+    )
+    timed = 0
+    for window in windows:
+        found = metrics.ritual_durations(con, window, asked)
+        assert list(found) == asked
+        for base, pattern in asked:
+            scoped = metrics.Filters((base,), window.since, window.until)
+            alone = metrics.ritual_calls(con, {**scoped.params(), "pattern": pattern})
+            expected = sorted(d for _, durations in alone.weeks.values() for d in durations)
+            assert sorted(found[(base, pattern)]) == expected, (window, base, pattern)
+            timed += len(expected)
+    assert timed > 50  # the cases time real calls
+
+
+@pytest.fixture
+def nested() -> Iterator[duckdb.DuckDBPyConnection]:
+    """Two bases, /app and /app/api (nested: session 'both' is in the scope of each),
+    session 'none' in no base's, and their calls."""
+    con = duckdb.connect()
+    warehouse._session_settings(con)
+    con.execute("create table dim_session_scope (session_id varchar, base_path varchar,"
+                " started_at timestamptz)")  # fmt: skip
+    for session, base in (("app", "/app"), ("both", "/app"), ("both", "/app/api"),
+                          ("none", None)):  # fmt: skip
+        con.execute(
+            "insert into dim_session_scope values ($s, $b, $t)",
+            {"s": session, "b": base, "t": _at("09:00:00")},
+        )
+    con.execute("create table fct_tool_calls (session_id varchar, agent_run_id varchar,"
+                " tool_use_id varchar, tool_name varchar, command varchar,"
+                " called_at timestamptz, result_at timestamptz, has_result boolean,"
+                " duration_s double, exit_code integer, is_error boolean,"
+                " transcript_file varchar, call_line integer)")  # fmt: skip
+    calls = (
+        ("a", "app", "make test", "10:00:00", True, 10.0),
+        ("b", "app", "cd x && make test", "10:01:00", True, 20.0),  # matched after the split
+        ("c", "app", "make test", "10:02:00", False, None),  # no result: not timed
+        ("d", "app", "git commit -m x", "10:03:00", True, 1.5),
+        ("e", "both", "make test", "10:04:00", True, 40.0),  # in /app's and /app/api's scope
+        ("f", "both", "git commit", "10:05:00", True, 2.5),
+        ("g", "none", "make test", "10:06:00", True, 80.0),  # in no base's scope
+        ("h", "app", "echo make test", "10:07:00", True, 160.0),  # not at a command's start
+        ("i", "app", "make test", "12:00:00", True, 320.0),  # after the window's end
+    )
+    for call, session, command, clock, has_result, duration in calls:
+        con.execute(
+            "insert into fct_tool_calls values ($s, 'r', $id, 'Bash', $command, $a, null,"
+            " $has_result, $duration, 0, false, 's.jsonl', 1)",
+            {"s": session, "id": call, "command": command, "a": _at(clock),
+             "has_result": has_result, "duration": duration},
+        )  # fmt: skip
+    yield con
+    con.close()
+
+
+def test_ritual_durations_keep_each_bases_calls(nested: duckdb.DuckDBPyConnection) -> None:
+    window = metrics.Filters(until=_at("11:00:00"))
+    asked = [("/app", "^make test"), ("/app/api", "^make test"), ("/app", "^git commit"),
+             ("/app/api", "^git commit"), ("/nowhere", "^make test"),
+             ("/app", "^make test")]  # fmt: skip
+    found = metrics.ritual_durations(nested, window, asked)
+    assert {key: sorted(durations) for key, durations in found.items()} == {
+        ("/app", "^make test"): [10.0, 20.0, 40.0],  # a, b and e; c untimed, g, h, i not
+        ("/app/api", "^make test"): [40.0],  # e alone: its session is in both scopes
+        ("/app", "^git commit"): [1.5, 2.5],
+        ("/app/api", "^git commit"): [2.5],
+        ("/nowhere", "^make test"): [],  # a base without a session times no call
+    }
+    assert metrics.ritual_durations(nested, window, []) == {}
