@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import orjson
 
-from lessons_analytics import sqlfiles
+from lessons_analytics import sqlfiles, warehouse
 from lessons_analytics.documents import (
     BodiesBase,
     BodiesDocument,
@@ -167,11 +167,9 @@ def resolve_session(con: duckdb.DuckDBPyConnection, text: str) -> str:
 def check_pattern(con: duckdb.DuckDBPyConnection, pattern: str) -> None:
     """``InvalidValue`` naming ``pattern`` and the engine's complaint unless it is a regex
     DuckDB (RE2) compiles: the ritual queries would otherwise fail half-way."""
-    try:
-        con.execute("select regexp_matches('', ?)", [pattern]).fetchall()
-    except duckdb.InvalidInputException as exc:
-        reason = str(exc).strip().splitlines()[0].removeprefix("Invalid Input Error: ")
-        raise InvalidValue(f"PATTERN {pattern!r} is not a valid regex: {reason}") from exc
+    reason = warehouse.regex_problem(con, pattern)
+    if reason is not None:
+        raise InvalidValue(f"PATTERN {pattern!r} is not a valid regex: {reason}")
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> pl.DataFrame:

@@ -83,6 +83,19 @@ def _open(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def regex_problem(con: duckdb.DuckDBPyConnection, pattern: str) -> str | None:
+    """Why the engine's regexes (RE2) refuse ``pattern``, or None when they compile it. RE2
+    refuses some of what Python's ``re`` accepts (a lookahead, a backreference), so only
+    the engine can say whether a pattern a query will match is one it reads. A refused
+    pattern fails its statement, which aborts an open transaction: inside one, ask on a
+    cursor of its own."""
+    try:
+        con.execute("select regexp_matches('', $pattern)", {"pattern": pattern}).fetchall()
+    except duckdb.InvalidInputException as exc:
+        return str(exc).strip().splitlines()[0].removeprefix("Invalid Input Error: ")
+    return None
+
+
 def cursor(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """Another cursor of ``con``, for a thread of its own: it reads the same database
     with the settings ``connect`` gives a session (a DuckDB cursor shares the database's

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from lessons_analytics import effect, ingestion, metrics, warehouse
 from lessons_analytics.lessonbase.loading import LINK_TABLE, snapshot_rows, table_of
 from lessons_analytics.lessonbase.reader import BaseSnapshot, load_base
 from lessons_analytics.schema import BASE_TABLES
+from lessons_analytics.settings import Thresholds
 from tests.support.basebuilder import index_text, lesson_text, make_base
 
 
@@ -60,3 +62,40 @@ def test_a_row_key_that_is_no_column_is_a_loader_bug(tmp_path: Path) -> None:
     snapshot.lessons.append({"lesson_id": "L-0001", "stauts": "active"})
     with pytest.raises(KeyError, match="raw_lessons has no column 'stauts'"):
         snapshot_rows(snapshot, "x")
+
+
+def test_a_ritual_the_engine_refuses_is_reported_not_loaded(tmp_path: Path) -> None:
+    # Python's re (and so lint) reads a lookahead; DuckDB's RE2 does not. Loaded, such a
+    # ritual stopped every command that times rituals; now the lesson loads without it and
+    # the ritual is reported at its line with the engine's reason
+    refused = "^git commit(?! --amend)"
+    base = make_base(
+        tmp_path / "proj",
+        lessons={
+            "L-0001.md": lesson_text("L-0001", extra_fm='ritual: "^make test"'),
+            "L-0002.md": lesson_text("L-0002", extra_fm=f'ritual: "{refused}"'),
+        },
+        index=index_text(active=["L-0001", "L-0002"]),
+    )
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    db = tmp_path / "w.duckdb"
+    ingestion.ingest(db, [transcripts], [base])
+    con = warehouse.connect(db, read_only=True)
+    try:
+        assert con.execute(
+            "select lesson_id, ritual from dim_lessons order by lesson_id"
+        ).fetchall() == [("L-0001", "^make test"), ("L-0002", None)]
+        ((file, line, reason),) = con.execute(
+            "select file, line, reason from raw_base_errors where reason like '%ritual%'"
+        ).fetchall()
+        # front matter: ---, id, addressee, trigger, scope, target, class, status, ritual
+        assert (file, line) == (str(base / "L-0002.md"), 9)
+        assert refused in reason and "RE2" in reason and "not measured" in reason
+        # the commands that time rituals run, with the ritual the engine reads
+        filters = metrics.Filters()
+        assert set(effect.lesson_costs(con, filters, Thresholds())) == {(str(base), "L-0001")}
+        cost = metrics.cost_document(con, filters, gap_cap_s=300.0)
+        assert [r["pattern"] for r in cost["rituals"]] == ["^make test"]
+    finally:
+        con.close()

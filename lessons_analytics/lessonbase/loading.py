@@ -16,6 +16,7 @@ import orjson
 from lessons_analytics import warehouse
 from lessons_analytics.engine import duckdb
 from lessons_analytics.lessonbase import reader as base_reader
+from lessons_analytics.lessonbase.files import read_lesson
 from lessons_analytics.lessonbase.reader import BaseSnapshot
 from lessons_analytics.schema import BASE_TABLES, Str, base_frame
 from lessons_analytics.sqlfiles import quote_identifier
@@ -59,9 +60,50 @@ def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> Ba
         for name, rows in snapshot_rows(snapshot, stamp).items():
             tables[name].extend(rows)
     tables[LINK_TABLE] = cwd_rows
+    _keep_rituals_the_engine_reads(con, tables)
     for name, rows in tables.items():
         warehouse.replace_table(con, name, base_frame(name, rows))
     return BaseRefresh(True, old != new, False, by_cwd)
+
+
+def _keep_rituals_the_engine_reads(
+    con: duckdb.DuckDBPyConnection, tables: dict[str, list[dict[str, Any]]]
+) -> None:
+    """A lesson's ritual is matched by the engine's regexes (RE2), which refuse some of what
+    Python's ``re``, and so ``lint``, accepts (a lookahead). One such ritual in the warehouse
+    stopped every command that times rituals (`effect`, `stats`, `report`, `cost`) with a
+    traceback. It is kept out: the lesson is loaded without a ritual, and the ritual is
+    reported at its line with the engine's reason, as any input that could not be used."""
+    lessons = tables["raw_lessons"]
+    rituals = sorted({row["ritual"] for row in lessons if row["ritual"] is not None})
+    if not rituals:
+        return
+    # asked on a cursor of its own: a refused pattern fails its statement, and a failed
+    # statement would abort the run's transaction
+    asking = con.cursor()
+    try:
+        refused = {
+            ritual: reason
+            for ritual in rituals
+            if (reason := warehouse.regex_problem(asking, ritual)) is not None
+        }
+    finally:
+        asking.close()
+    for row in lessons:
+        reason = refused.get(row["ritual"])
+        if reason is None:
+            continue
+        path = Path(row["file_path"])
+        tables["raw_base_errors"].append(
+            {
+                "base_path": row["base_path"],
+                "file": str(path),
+                "line": read_lesson(path).key_line("ritual"),
+                "reason": f"ritual {row['ritual']!r} is not a regex the engine (RE2) reads"
+                f" ({reason}); its time is not measured",
+            }
+        )
+        row["ritual"] = None
 
 
 def _links(
@@ -131,9 +173,15 @@ def fingerprint(base: Path) -> str:
     return base_reader.fingerprint(base, base_salt())
 
 
+# Bumped when the loader's rows change for the same files: every warehouse then re-reads its
+# bases once. 2: a ritual the engine refuses is not loaded (``_keep_rituals_the_engine_reads``).
+_LOADER_VERSION = 2
+
+
 def base_salt() -> str:
-    """A warehouse written with other base columns re-reads its bases once."""
-    return repr(sorted((t, list(c)) for t, c in BASE_TABLES.items()))
+    """A warehouse written with other base columns, or by another version of the loader's
+    rules, re-reads its bases once."""
+    return repr((_LOADER_VERSION, sorted((t, list(c)) for t, c in BASE_TABLES.items())))
 
 
 def _known_fingerprints(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
