@@ -95,8 +95,9 @@ class _LazyGroup(click.Group):
         except Exception as exc:
             # what a user typed (a value bound into a query) that the engine refuses; DuckDB
             # is looked up, not imported, so that `--help` stays free of it (an exception
-            # of DuckDB's implies it was imported)
-            duckdb = sys.modules.get("duckdb")
+            # of DuckDB's implies it was imported). The engine module first: a read path
+            # imports it alone (engine.py), without the package that re-exports its classes
+            duckdb = sys.modules.get("_duckdb") or sys.modules.get("duckdb")
             if duckdb is not None and isinstance(
                 exc, duckdb.InvalidInputException | duckdb.ConversionException
             ):

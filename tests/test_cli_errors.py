@@ -5,6 +5,8 @@ traceback. Real DuckDB files over the hand-worked scenario (a real git base)."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -184,6 +186,29 @@ def test_a_bug_keeps_its_traceback(
     result = run(db, "heads")
     assert isinstance(result.exception, RuntimeError)
     assert "Error:" not in result.stderr
+
+
+def test_a_value_the_engine_refuses_is_one_line_in_a_real_process(
+    world: tuple[Path, Path],
+) -> None:
+    # a run imports DuckDB's engine module alone (engine.py), never the package this test
+    # process has imported: the boundary must know the engine's errors by the engine's name
+    _, db = world
+    script = (
+        "import sys\n"
+        "from lessons_analytics import metrics\n"
+        "from lessons_analytics.engine import duckdb\n"
+        "def refused(*_args):\n"
+        "    raise duckdb.InvalidInputException('Invalid Input Error: missing ): (')\n"
+        "metrics.heads_document = refused\n"
+        "from lessons_analytics.cli import main\n"
+        "sys.argv = ['lessons-analytics', '--db', sys.argv[1], 'heads']\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(db)], capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stderr) == (1, "Error: Invalid Input Error: missing ): (\n")
 
 
 def test_no_command_keeps_its_own_error_mapping() -> None:
