@@ -99,3 +99,34 @@ def test_a_ritual_the_engine_refuses_is_reported_not_loaded(tmp_path: Path) -> N
         assert [r["pattern"] for r in cost["rituals"]] == ["^make test"]
     finally:
         con.close()
+
+
+def test_a_warehouse_holding_a_refused_ritual_drops_it_at_the_next_ingest(
+    tmp_path: Path,
+) -> None:
+    # a warehouse loaded before the check holds a ritual the engine refuses: the next run
+    # reads the bases again though none changed, and the commands time the rituals again
+    base = make_base(
+        tmp_path / "proj",
+        lessons={"L-0001.md": lesson_text("L-0001", extra_fm='ritual: "^make test"')},
+        index=index_text(active=["L-0001"]),
+    )
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    db = tmp_path / "w.duckdb"
+    ingestion.ingest(db, [transcripts], [base])
+    con = warehouse.connect(db)
+    for table in ("raw_lessons", "dim_lessons"):  # as a run before the check loaded it
+        con.execute(f"update {table} set ritual = '^make test(?=s)'")
+    con.close()
+    ingestion.ingest(db, [transcripts], [base])
+    con = warehouse.connect(db, read_only=True)
+    try:
+        for table in ("raw_lessons", "dim_lessons"):
+            assert con.execute(f"select ritual from {table}").fetchall() == [("^make test",)]
+        assert not con.execute("select * from raw_base_errors").fetchall()
+        assert set(effect.lesson_costs(con, metrics.Filters(), Thresholds())) == {
+            (str(base), "L-0001")
+        }
+    finally:
+        con.close()

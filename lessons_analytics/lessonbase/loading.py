@@ -7,6 +7,7 @@ the cwd -> base links are rewritten whenever they change.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> Ba
         ).fetchall()
     }
     new = {(row["cwd"], row["base_path"], row["depth"]) for row in cwd_rows}
-    if _known_fingerprints(con) == fingerprints:
+    if _known_fingerprints(con) == fingerprints and not _refused_rituals(con, _held_rituals(con)):
         if old != new:
             # the bases did not change: their links are a few rows, bound as lists (no Polars)
             con.execute(f"delete from {quote_identifier(LINK_TABLE)}")
@@ -73,25 +74,9 @@ def _keep_rituals_the_engine_reads(
     Python's ``re``, and so ``lint``, accepts (a lookahead). One such ritual in the warehouse
     stopped every command that times rituals (`effect`, `stats`, `report`, `cost`) with a
     traceback. It is kept out: the lesson is loaded without a ritual, and the ritual is
-    reported at its line with the engine's reason, as any input that could not be used.
-    (A warehouse loaded before this check keeps such a ritual until its base is read again,
-    at any change of the base: the salt of the bases' fingerprints stays as it was, since
-    changing it would tell `stats` that every base changed since its ingest.)"""
+    reported at its line with the engine's reason, as any input that could not be used."""
     lessons = tables["raw_lessons"]
-    rituals = sorted({row["ritual"] for row in lessons if row["ritual"] is not None})
-    if not rituals:
-        return
-    # asked on a cursor of its own: a refused pattern fails its statement, and a failed
-    # statement would abort the run's transaction
-    asking = con.cursor()
-    try:
-        refused = {
-            ritual: reason
-            for ritual in rituals
-            if (reason := warehouse.regex_problem(asking, ritual)) is not None
-        }
-    finally:
-        asking.close()
+    refused = _refused_rituals(con, {row["ritual"] for row in lessons})
     for row in lessons:
         reason = refused.get(row["ritual"])
         if reason is None:
@@ -107,6 +92,35 @@ def _keep_rituals_the_engine_reads(
             }
         )
         row["ritual"] = None
+
+
+def _held_rituals(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The rituals the warehouse holds. One that the engine refuses was loaded before
+    ``_keep_rituals_the_engine_reads`` existed: a run that finds one reads the bases again,
+    which drops it, as a changed base would (a new salt for the fingerprints would have
+    told `stats` that every base of every warehouse changed since its ingest)."""
+    found = con.execute("select distinct ritual from raw_lessons where ritual is not null")
+    return {ritual for (ritual,) in found.fetchall()}
+
+
+def _refused_rituals(
+    con: duckdb.DuckDBPyConnection, rituals: Iterable[str | None]
+) -> dict[str, str]:
+    """Each of ``rituals`` that the engine's regexes refuse, with the engine's reason."""
+    wanted = sorted({ritual for ritual in rituals if ritual is not None})
+    if not wanted:
+        return {}
+    # asked on a cursor of its own: a refused pattern fails its statement, and a failed
+    # statement would abort the run's transaction
+    asking = con.cursor()
+    try:
+        return {
+            ritual: reason
+            for ritual in wanted
+            if (reason := warehouse.regex_problem(asking, ritual)) is not None
+        }
+    finally:
+        asking.close()
 
 
 def _links(
