@@ -665,11 +665,25 @@ def _base_part(
     key = _key(sql, bound)
     parts = memo.parts.get(key)
     if parts is None:
-        every = run_sql(con, sql, bound)
-        split = every.partition_by("base_path", as_dict=True, maintain_order=True)
-        parts = memo.parts[key] = {str(k[0]): v for k, v in split.items()}
+        parts = memo.parts[key] = _split_by_base(run_sql(con, sql, bound))
     # a base without rows: the answer's columns, no rows (the answer is remembered)
     return parts[base] if base in parts else run_sql(con, sql, bound).clear()
+
+
+def _split_by_base(frame: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """``frame``'s rows per ``base_path``, each base's in the frame's order: a slice where a
+    base's rows lie together (nearly every answer lists them base after base), else the
+    rows gathered by position. The positions are found in Python: Polars' ``partition_by``
+    hands even a frame of five rows to its thread pool, whose threads wait for a core while
+    DuckDB answers the report's questions ahead on both (D: 48 splits, 18 ms of CPU, 0.10 to
+    0.14 s of the report's wall time)."""
+    rows: dict[str, list[int]] = {}
+    for at, base in enumerate(frame.get_column("base_path").to_list()):
+        rows.setdefault(str(base), []).append(at)
+    return {
+        base: frame.slice(at[0], len(at)) if at[-1] - at[0] == len(at) - 1 else frame[at]
+        for base, at in rows.items()
+    }
 
 
 def _one_of_many(memo: _Memo, sql: str, bound: dict[str, Any]) -> str | None:

@@ -56,6 +56,24 @@ def test_a_base_gets_its_own_answer(
         assert shared[base].rows() == alone[base].rows(), (name, base)
 
 
+def test_a_split_keeps_each_bases_rows_in_the_answers_order() -> None:
+    # a base's rows together are a slice, a base's rows apart are gathered; the bases come
+    # in the order of their first row, as partition_by(maintain_order=True) gave them
+    import polars as pl
+
+    frame = pl.DataFrame(
+        {"base_path": ["/b", "/b", "/a", "/c", "/a", "/c", "/c"], "n": [1, 2, 3, 4, 5, 6, 7]},
+        schema={"base_path": pl.Utf8, "n": pl.Int32},
+    )
+    parts = metrics._split_by_base(frame)
+    assert list(parts) == ["/b", "/a", "/c"]
+    assert {base: part["n"].to_list() for base, part in parts.items()} == {
+        "/b": [1, 2], "/a": [3, 5], "/c": [4, 6, 7]
+    }  # fmt: skip
+    assert all(part.schema == frame.schema for part in parts.values())
+    assert metrics._split_by_base(frame.clear()) == {}
+
+
 def test_per_base_runs_a_query_once_for_every_base(
     con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
