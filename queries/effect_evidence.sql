@@ -2,7 +2,8 @@
 -- the transcript, the first recall (file:line of the read or the quote) and the first
 -- hit's journal line.
 -- Grain: one row per (base, lesson, exposed session) with a hit of the lesson or a
--- recall of it. Parameters: $bases, $since, $until (on the session's start).
+-- recall of it. Parameters: $bases, $since, $until (on the session's start), $hits_only
+-- (true: only the sessions with a hit, the rows behind the report's proofs; null: every row).
 -- The counts of effect_lessons are these rows counted by period, is_hit and is_recalled
 -- (plus the hits that name no exposed session, which have no row here).
 -- Order: by start, then session id, so two sessions started in the same microsecond come
@@ -12,7 +13,7 @@ with
 exposures as (
     select *, from fct_lesson_exposures
     where
-        (is_hit or first_recall_at is not null)
+        (is_hit or (first_recall_at is not null and not coalesce($hits_only, false)))
         and ($bases is null or list_contains($bases, base_path))
         and ($since is null or started_at >= $since)
         and ($until is null or started_at < $until)

@@ -349,6 +349,27 @@ def test_evidence_rows_make_the_counts(con: duckdb.DuckDBPyConnection) -> None:
     assert len(l1_before) == 20 and all(r["is_hit"] for r in l1_before)
 
 
+def test_the_reports_hit_sessions_are_the_evidence_rows_with_a_hit(
+    con: duckdb.DuckDBPyConnection,
+) -> None:
+    # the report's proofs ask the query for the sessions with a hit alone (hits_only):
+    # the evidence's rows with a hit, in its order. L-0003 after activation: 8 recalled and
+    # 8 unrecalled hits; its 2 recalled sessions without a hit are not among them
+    from lessons_analytics.effect import effect_evidence
+    from lessons_analytics.report.effect_section import effect_hits
+
+    every = effect_evidence(con, Filters()).to_dicts()
+    hits = effect_evidence(con, Filters(), hits_only=True).to_dicts()
+    assert hits == [r for r in every if r["is_hit"]]
+    l3 = [r for r in hits if r["lesson_id"] == "L-0003" and r["period"] == "after"]
+    assert len(l3) == 16 and sum(r["is_recalled"] for r in l3) == 8
+    assert len(every) > len(hits)
+    until = _at(es.C1)
+    for base in {r["base_root"] for r in every}:
+        window = effect_evidence(con, Filters((base,), None, until)).to_dicts()
+        assert effect_hits(con, base, until).to_dicts() == [r for r in window if r["is_hit"]]
+
+
 def _row(**over: Any) -> dict[str, Any]:
     """A lesson row as lesson_effects hands it to the verdict rule."""
     row: dict[str, Any] = {

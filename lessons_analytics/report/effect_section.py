@@ -43,7 +43,7 @@ def effect_hits(con: duckdb.DuckDBPyConnection, base: str, until: datetime) -> p
     """The exposed sessions with a hit of a lesson of ``base`` up to ``until``
     (``effect.effect_evidence``): the sessions behind ``effect_rows``."""
     filters = metrics.Filters((base,), None, until)
-    return effect_evidence(con, filters).filter(pl.col("is_hit"))
+    return effect_evidence(con, filters, hits_only=True)
 
 
 def effect_rows(
