@@ -52,6 +52,7 @@ PARAM_TYPES: dict[str, str] = {
     "pattern": "string",
     "retire_window_days": "bigint",  # effect_lessons
     "window_sessions": "bigint",  # effect_interventions
+    "hits_only": "boolean",  # effect_evidence: the report's proofs
     "shown": "int",  # ingest_errors' limit: Spark takes only an int there
 }
 

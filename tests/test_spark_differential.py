@@ -82,6 +82,7 @@ def _params(duck: Any) -> list[dict[str, Any]]:
         "since": dt.datetime(2026, 10, 10, tzinfo=dt.UTC),
         "until": dt.datetime(2026, 11, 10, tzinfo=dt.UTC),
         "before": dt.datetime(2026, 11, 10, tzinfo=dt.UTC),
+        "hits_only": True,  # effect_evidence: the sessions with a hit alone
     }
     return [{**named, **fixed}, {**named, **fixed, **window}]
 
