@@ -3,7 +3,8 @@
 -- hit's journal line.
 -- Grain: one row per (base, lesson, exposed session) with a hit of the lesson or a
 -- recall of it. Parameters: $bases, $since, $until (on the session's start), $hits_only
--- (true: only the sessions with a hit, the rows behind the report's proofs; null: every row).
+-- (true: only the sessions with a hit, the rows behind the report's proofs; null or false,
+-- as effect.effect_evidence passes by default: every row).
 -- The counts of effect_lessons are these rows counted by period, is_hit and is_recalled
 -- (plus the hits that name no exposed session, which have no row here).
 -- Order: by start, then session id, so two sessions started in the same microsecond come
