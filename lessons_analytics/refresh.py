@@ -194,8 +194,7 @@ def build_sessions(
     scoped: set[str] = set()
     created: list[tuple[str, str]] = []
     built: list[str] = []
-    if few is not None:
-        con.execute("set threads = 1")
+    replaced = _few_sessions_settings(con) if few is not None else {}
     try:
         for path in paths:
             body = model_body(path)
@@ -243,9 +242,9 @@ def build_sessions(
         with contextlib.suppress(duckdb.Error):
             for kind, name in reversed(created):
                 con.execute(f"drop {kind} if exists {quote_identifier(name)}")
-        if few is not None:
+        for setting, value in replaced.items():
             with contextlib.suppress(duckdb.Error):
-                con.execute("reset threads")
+                con.execute(f"set {setting} = $value", {"value": value})
     return built
 
 
@@ -256,6 +255,32 @@ def build_sessions(
 # refresh 0.30 -> 0.25 s. Past a handful, a list is searched once per row (linear), and a
 # bigger refresh has rows enough for both threads.
 FEW_SESSIONS = 16
+
+# The optimizer passes such a refresh skips: they pay off on many rows, and its statements
+# move a few thousand, so their planning was all they added (the others stay: filter
+# pushdown is what scopes each scan to the sessions). Each pass alone saved 0-9 ms; together
+# they took the refresh 200 -> 175 ms on a +1 of R and 278 -> 254 ms on D (in one process,
+# each refresh rolled back, medians of 8 alternated); disabling every pass that can be was
+# no quicker (175 and 256 ms).
+FEW_SESSIONS_UNOPTIMIZED = (
+    "join_order", "statistics_propagation", "common_subplan", "compressed_materialization",
+    "projection_pullup", "projection_placement", "column_lifetime", "duplicate_groups",
+    "common_subexpressions",
+)  # fmt: skip
+
+
+def _few_sessions_settings(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Set up a refresh of a few sessions (one thread, ``FEW_SESSIONS_UNOPTIMIZED``); returns
+    the values it replaced, which the refresh puts back."""
+    replaced = dict(
+        con.execute(
+            "select name, value from duckdb_settings()"
+            " where name in ('threads', 'disabled_optimizers')"
+        ).fetchall()
+    )
+    con.execute("set threads = 1")
+    con.execute("set disabled_optimizers = $passes", {"passes": ",".join(FEW_SESSIONS_UNOPTIMIZED)})
+    return replaced
 
 
 def _few_sessions(con: duckdb.DuckDBPyConnection, sessions_table: str) -> list[str] | None:

@@ -4,6 +4,7 @@ run may refresh them instead of rebuilding every table."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -99,3 +100,43 @@ def test_every_table_a_model_reads_is_declared(con: duckdb.DuckDBPyConnection) -
         named = refresh._inputs(model_body(path), catalog, path.stem)
         assert named <= declared, (path.stem, named - declared)
     assert {"raw_events", "stg_events", "raw_bases"} <= catalog  # the catalog was asked
+
+
+def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return dict(
+        con.execute(
+            "select name, value from duckdb_settings()"
+            " where name in ('threads', 'disabled_optimizers')"
+        ).fetchall()
+    )
+
+
+def test_a_refresh_of_a_few_sessions_puts_the_settings_back(
+    con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a refresh of at most FEW_SESSIONS runs on one thread with some optimizer passes off;
+    # the connection's own values, whatever they were, come back after it
+    transform.build(con)
+    con.execute("set threads = 3")
+    con.execute("set disabled_optimizers = 'top_n'")
+    con.execute("create temp table chosen as select unnest(['A', 'B']) as session_id")
+    during: list[dict[str, str]] = []
+    scoped_rows = refresh._scoped_rows
+
+    def recording(con: duckdb.DuckDBPyConnection, *args: Any) -> None:
+        during.append(_settings(con))
+        scoped_rows(con, *args)
+
+    monkeypatch.setattr(refresh, "_scoped_rows", recording)
+    assert "fct_sessions" in refresh.build_sessions(con, "chosen", False)
+    assert during
+    for seen in during:  # DuckDB lists the passes in an order of its own
+        assert seen["threads"] == "1"
+        assert set(seen["disabled_optimizers"].split(",")) == set(refresh.FEW_SESSIONS_UNOPTIMIZED)
+    assert _settings(con) == {"threads": "3", "disabled_optimizers": "top_n"}
+    # more sessions than that: the refresh runs as the connection is set
+    monkeypatch.setattr(refresh, "FEW_SESSIONS", 1)
+    during.clear()
+    refresh.build_sessions(con, "chosen", False)
+    assert during
+    assert all(seen == {"threads": "3", "disabled_optimizers": "top_n"} for seen in during)
