@@ -89,23 +89,21 @@ def _drop_other_kind(con: duckdb.DuckDBPyConnection, stem: str, kind: str) -> No
         con.execute(f"drop {other} {quote_identifier(stem)}")
 
 
-def is_incremental(body: str) -> bool:
-    return incremental_column(body) == "session_id"
-
-
-def incremental_column(body: str) -> str | None:
-    """The header's ``incremental:`` column: ``session_id``, or ``file_id`` for a model
-    with one row per transcript file (refreshed for the files a run wrote)."""
-    return sqlheader.parse(body).incremental
+def model_header(path: Path, body: str) -> sqlheader.Header:
+    """The header of the model file at ``path`` whose text is ``body``, checked against the
+    file's name and layer. Its ``incremental`` is the column a refresh replaces rows by:
+    ``session_id``, or ``file_id`` for a model with one row per transcript file (refreshed
+    for the files a run wrote); its ``materialized``: staging models are views and the rest
+    tables, unless the header says ``-- materialized: view`` (an intermediate step read by
+    one model, or cheaper to recompute than to store) or ``temp`` (an intermediate step read
+    by several models: computed once per build into a table that the build drops before its
+    commit, so the file keeps only its view and commits none of its rows)."""
+    return sqlheader.parse(body, path.stem, path.parent.name)
 
 
 def materialization(path: Path, body: str) -> str:
-    """Staging models are views and the rest tables, unless the file's header says
-    ``-- materialized: view`` (an intermediate step read by one model, or cheaper to recompute
-    than to store) or ``temp`` (an intermediate step read by several models: computed once per
-    build into a table that the build drops before its commit, so the file keeps only its
-    view and commits none of its rows)."""
-    return sqlheader.parse(body, path.stem, path.parent.name).materialized
+    """``view``, ``table`` or ``temp``: the ``materialized`` of ``model_header``."""
+    return model_header(path, body).materialized
 
 
 def models_fingerprint(paths: list[Path] | None = None) -> str:
