@@ -16,9 +16,11 @@ from lessons_analytics.lessonbase.files import (
     split_fields,
 )
 from lessons_analytics.lessonbase.reader import (
+    _repository_of,
     clear_discovery_cache,
     discover_bases,
     load_base,
+    repo_root_of,
     resolve_base,
 )
 from tests.support.basebuilder import commit, git, index_text, lesson_text, make_base
@@ -422,6 +424,23 @@ def test_bom_and_crlf_lesson(tmp_path: Path) -> None:
 def test_section_names_need_a_whole_word() -> None:
     doc = parse_index("# x\n## Activity log\n## Active lessons (3)\n## Кандидаты на проверку\n")
     assert [s["section"] for s in doc.sections] == ["activity log", "active", "candidates"]
+
+
+def test_the_fingerprints_repository_is_the_one_git_finds(tmp_path: Path) -> None:
+    # the fingerprint follows the HEAD and index of the repository holding the base, found
+    # on the file system (no git process per base): the folder git's rev-parse names
+    make_base(tmp_path / "app", lessons={"L-0001.md": lesson_text("L-0001")}, use_git=True)
+    (tmp_path / "app" / "services" / "api" / "LESSONS").mkdir(parents=True)
+    for base in (tmp_path / "app" / "LESSONS", tmp_path / "app" / "services" / "api" / "LESSONS"):
+        assert _repository_of(base) == repo_root_of(base) == (tmp_path / "app").resolve()
+    # a worktree's .git is a file naming its repository's folder
+    (tmp_path / "linked" / "LESSONS").mkdir(parents=True)
+    (tmp_path / "linked" / ".git").write_text("gitdir: elsewhere\n", "utf-8")
+    assert _repository_of(tmp_path / "linked" / "LESSONS") == (tmp_path / "linked").resolve()
+    (tmp_path / "plain" / "LESSONS").mkdir(parents=True)
+    # none (unless the test's own folder lies in a repository)
+    plain = tmp_path / "plain" / "LESSONS"
+    assert _repository_of(plain) == repo_root_of(plain)
 
 
 def test_clear_discovery_cache(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from lessons_analytics import engine, unchanged
 from lessons_analytics.demo import DemoWorkspace, build_demo
 from lessons_analytics.ingestion import ingest, ingest_changed
 from lessons_analytics.sources import discover
+from tests.support.basebuilder import git
 
 
 @pytest.fixture(scope="module")
@@ -32,11 +33,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoWorkspace, Path
 
 
 def _cli(db: Path, ws: DemoWorkspace) -> tuple[dict[str, object], list[str]]:
-    """`ingest --json` in a fresh process: its document, and which heavy modules it imported."""
+    """`ingest --json` in a fresh process: its document, and which heavy modules it imported
+    (subprocess: a git process, which the bases' fingerprints do without)."""
     script = (
         "import atexit, runpy, sys\n"
         "atexit.register(lambda: print(' '.join(m for m in ('polars', 'duckdb', '_duckdb',"
-        " 'pyarrow') if m in sys.modules), file=sys.stderr))\n"
+        " 'pyarrow', 'subprocess') if m in sys.modules), file=sys.stderr))\n"
         "sys.argv = ['lessons-analytics', *sys.argv[1:]]\n"
         "runpy.run_module('lessons_analytics', run_name='__main__')\n"
     )
@@ -77,6 +79,15 @@ def _edit_a_lesson(ws: DemoWorkspace) -> None:
     lesson.write_text(lesson.read_text(encoding="utf-8") + "\nOne more line.\n", "utf-8")
 
 
+def _a_commit_in_a_bases_repository(ws: DemoWorkspace) -> None:
+    # outside the base: only the repository's index and HEAD tell (the base's history, and
+    # so its lessons' activations, may have changed)
+    root = Path(git(ws.bases[0], "rev-parse", "--show-toplevel").strip())
+    (root / "NOTES.md").write_text("a change outside the base\n", "utf-8")
+    git(root, "add", "NOTES.md")
+    git(root, "commit", "-q", "-m", "notes")
+
+
 def _a_new_base_above_a_cwd(ws: DemoWorkspace) -> None:
     (ws.root / "repos" / "sandbox" / "LESSONS").mkdir()
 
@@ -90,6 +101,7 @@ CHANGES: dict[str, Callable[[DemoWorkspace], None]] = {
     "a line appended": _append_a_line,
     "a new transcript": _new_transcript,
     "a lesson edited": _edit_a_lesson,
+    "a commit in a base's repository": _a_commit_in_a_bases_repository,
     "a new LESSONS/ above a session's cwd": _a_new_base_above_a_cwd,
     "the warehouse written by another run": _the_warehouse_written_by_another_run,
 }

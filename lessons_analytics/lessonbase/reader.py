@@ -423,9 +423,27 @@ def fingerprint(base: Path, salt: str = "") -> str:
             continue
         stat = entry.stat()
         digest.update(f"{entry.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
-    root = repo_root_of(base)
+    root = _repository_of(base)
     if root is not None:
         for ref in (root / ".git" / "HEAD", root / ".git" / "index"):
             with contextlib.suppress(OSError):
                 digest.update(f"{ref}:{ref.stat().st_mtime_ns};".encode())
     return digest.hexdigest()
+
+
+def _repository_of(base: Path) -> Path | None:
+    """The working tree holding ``base``: the nearest folder at or above it with a ``.git``
+    entry (a folder, or a worktree's file), where git finds it too. Looked up on the file
+    system, not with ``repo_root_of``: a git process per base was 1.3 ms of every run's
+    fingerprints (the no-op's included) for each base. Where git would see no repository
+    although a ``.git`` is there (GIT_DIR, GIT_CEILING_DIRECTORIES, a file system's edge, an
+    unsafe owner), the fingerprint also follows that HEAD and index, which can only make a
+    change more likely to be seen."""
+    try:
+        here = base.resolve()
+    except (OSError, ValueError):
+        return None
+    for folder in (here, *here.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
