@@ -193,7 +193,7 @@ def build_sessions(
     try:
         for path in paths:
             body = model_body(path)
-            header = model_header(path, body)  # parsed once: 3 ms a refresh, twice
+            header = model_header(path, body)  # once per model: twice was 3 ms a refresh
             kind, incremental = header.materialized, header.incremental == "session_id"
             if not incremental and not _inputs(body, known, path.stem) - stable - unchanged:
                 unchanged.add(path.stem)
@@ -265,16 +265,20 @@ FEW_SESSIONS_UNOPTIMIZED = (
 
 
 def _few_sessions_settings(con: duckdb.DuckDBPyConnection) -> dict[str, object]:
-    """Set up a refresh of a few sessions (one thread, ``FEW_SESSIONS_UNOPTIMIZED``); returns
-    the values it replaced, which the refresh puts back."""
+    """Set up a refresh of a few sessions (one thread, ``FEW_SESSIONS_UNOPTIMIZED`` off as
+    well as the passes the caller turned off); returns the values it replaced, which the
+    refresh puts back. Only the passes this engine has are named: an older DuckDB (1.1 has
+    no ``common_subplan``) refuses the whole setting for one name it does not know."""
     # current_setting, not a scan of duckdb_settings(): 0.5 against 4 ms
-    threads, passes = con.execute(
-        "select current_setting('threads'), current_setting('disabled_optimizers')"
+    threads, passes, known = con.execute(
+        "select current_setting('threads'), current_setting('disabled_optimizers'),"
+        " (select list(name) from duckdb_optimizers() where list_contains($wanted, name))",
+        {"wanted": list(FEW_SESSIONS_UNOPTIMIZED)},
     ).fetchall()[0]
-    replaced: dict[str, object] = {"threads": threads, "disabled_optimizers": passes}
+    off = [name.strip() for name in str(passes).split(",") if name.strip()] + list(known or [])
     con.execute("set threads = 1")
-    con.execute("set disabled_optimizers = $passes", {"passes": ",".join(FEW_SESSIONS_UNOPTIMIZED)})
-    return replaced
+    con.execute("set disabled_optimizers = $passes", {"passes": ",".join(dict.fromkeys(off))})
+    return {"threads": threads, "disabled_optimizers": passes}
 
 
 def _few_sessions(con: duckdb.DuckDBPyConnection, sessions_table: str) -> list[str] | None:

@@ -114,8 +114,13 @@ def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 def test_a_refresh_of_a_few_sessions_puts_the_settings_back(
     con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a refresh of at most FEW_SESSIONS runs on one thread with some optimizer passes off;
-    # the connection's own values, whatever they were, come back after it
+    # a refresh of at most FEW_SESSIONS runs on one thread with some optimizer passes off,
+    # those the engine knows (an older DuckDB lacks some: it refuses the whole setting for
+    # one name it does not know), and the passes the caller turned off stay off; the
+    # connection's own values, whatever they were, come back after it
+    monkeypatch.setattr(
+        refresh, "FEW_SESSIONS_UNOPTIMIZED", (*refresh.FEW_SESSIONS_UNOPTIMIZED, "no_such_pass")
+    )
     transform.build(con)
     con.execute("set threads = 3")
     con.execute("set disabled_optimizers = 'top_n'")
@@ -132,7 +137,10 @@ def test_a_refresh_of_a_few_sessions_puts_the_settings_back(
     assert during
     for seen in during:  # DuckDB lists the passes in an order of its own
         assert seen["threads"] == "1"
-        assert set(seen["disabled_optimizers"].split(",")) == set(refresh.FEW_SESSIONS_UNOPTIMIZED)
+        assert set(seen["disabled_optimizers"].split(",")) == {
+            "top_n",
+            *refresh.FEW_SESSIONS_UNOPTIMIZED,
+        } - {"no_such_pass"}
     assert _settings(con) == {"threads": "3", "disabled_optimizers": "top_n"}
     # more sessions than that: the refresh runs as the connection is set
     monkeypatch.setattr(refresh, "FEW_SESSIONS", 1)
