@@ -115,7 +115,7 @@ def test_a_refresh_of_a_few_sessions_puts_the_settings_back(
     con: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a refresh of at most FEW_SESSIONS runs on one thread with some optimizer passes off,
-    # those the engine knows (an older DuckDB lacks some: it refuses the whole setting for
+    # those the engine knows (DuckDB adds and renames passes, and refuses the whole setting for
     # one name it does not know), and the passes the caller turned off stay off; the
     # connection's own values, whatever they were, come back after it
     monkeypatch.setattr(
