@@ -16,7 +16,8 @@ from pathlib import Path
 
 from lessons_analytics.errors import BaseNotFound
 from lessons_analytics.lessonbase.files import LessonDoc, read_lesson
-from lessons_analytics.lessonbase.reader import discover_bases, lesson_paths
+from lessons_analytics.lessonbase.locate import discover_bases
+from lessons_analytics.lessonbase.reader import lesson_paths
 from lessons_analytics.poison import findings as poison_findings
 from lessons_analytics.redact import redact
 from lessons_analytics.settings import Lint

@@ -22,7 +22,8 @@ from lessons_analytics.lessonbase.files import (
     read_lesson,
     read_text,
 )
-from lessons_analytics.lessonbase.reader import lesson_paths, resolve_base
+from lessons_analytics.lessonbase.locate import resolve_base
+from lessons_analytics.lessonbase.reader import lesson_paths
 from lessons_analytics.settings import Thresholds
 
 RULES = (

@@ -29,7 +29,8 @@ from lessons_analytics.lessonbase.files import (
     read_lesson,
     read_text,
 )
-from lessons_analytics.lessonbase.reader import lesson_paths, repo_root_of, resolve_base
+from lessons_analytics.lessonbase.locate import resolve_base
+from lessons_analytics.lessonbase.reader import lesson_paths, repo_root_of
 from lessons_analytics.lessonbase.shapes import LESSON_ID
 from lessons_analytics.settings import Lint
 

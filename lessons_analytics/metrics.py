@@ -41,7 +41,7 @@ from lessons_analytics.documents import (
 )
 from lessons_analytics.engine import arrow_stream, duckdb
 from lessons_analytics.errors import BaseNotFound, InvalidValue, SessionNotFound
-from lessons_analytics.lessonbase.files import LESSONS_DIR
+from lessons_analytics.lessonbase.shapes import LESSONS_DIR
 from lessons_analytics.redact import CleanJson, first_needles, redact, redact_frame, redact_tree
 from lessons_analytics.settings import Thresholds, query_params
 

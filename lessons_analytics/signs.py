@@ -27,7 +27,8 @@ from lessons_analytics.check import LessonFile, check_index
 from lessons_analytics.documents import BaseStatsRow, SignRow
 from lessons_analytics.engine import duckdb
 from lessons_analytics.errors import BaseNotFound
-from lessons_analytics.lessonbase.reader import load_base, resolve_base
+from lessons_analytics.lessonbase.locate import resolve_base
+from lessons_analytics.lessonbase.reader import load_base
 from lessons_analytics.lessonbase.shapes import is_sleep_marker
 from lessons_analytics.redact import redact
 from lessons_analytics.settings import Thresholds

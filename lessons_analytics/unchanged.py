@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, cast
 import orjson
 
 from lessons_analytics import __version__
-from lessons_analytics.lessonbase import reader as base_reader
+from lessons_analytics.lessonbase import locate
 from lessons_analytics.sources import SourceFile, discover, scan
 
 if TYPE_CHECKING:
@@ -145,8 +145,8 @@ def _listing(sources: list[SourceFile]) -> dict[str, list[int]] | None:
 
 
 def _links(cwds: list[str]) -> dict[str, list[str]]:
-    base_reader.clear_discovery_cache()  # the file system now, not as this process saw it
-    return {cwd: [str(base) for base in base_reader.discover_bases(cwd)] for cwd in cwds}
+    locate.clear_discovery_cache()  # the file system now, not as this process saw it
+    return {cwd: [str(base) for base in locate.discover_bases(cwd)] for cwd in cwds}
 
 
 def _fingerprints(
@@ -155,8 +155,8 @@ def _fingerprints(
     """The fingerprint of every base a run reads, as ``ingest`` computes it."""
     wanted = {base for bases in links.values() for base in bases}
     for path in extra_bases:
-        wanted.add(str(base_reader.resolve_base(path)))
-    return {base: base_reader.fingerprint(Path(base), salt) for base in sorted(wanted)}
+        wanted.add(str(locate.resolve_base(path)))
+    return {base: locate.fingerprint(Path(base), salt) for base in sorted(wanted)}
 
 
 @dataclass

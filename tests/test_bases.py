@@ -15,14 +15,13 @@ from lessons_analytics.lessonbase.files import (
     read_lesson,
     split_fields,
 )
-from lessons_analytics.lessonbase.reader import (
+from lessons_analytics.lessonbase.locate import (
     _repository_of,
     clear_discovery_cache,
     discover_bases,
-    load_base,
-    repo_root_of,
     resolve_base,
 )
+from lessons_analytics.lessonbase.reader import load_base, repo_root_of
 from tests.support.basebuilder import commit, git, index_text, lesson_text, make_base
 
 HIT_EN = (

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from lessons_analytics.lessonbase.files import LESSONS_DIR
+from lessons_analytics.lessonbase.shapes import LESSONS_DIR
 
 
 def base_paths(base: Path | None, bases: tuple[Path, ...]) -> tuple[Path, ...]:

@@ -18,7 +18,7 @@ import click
 from lessons_analytics import tables
 from lessons_analytics.commands.base_args import base_paths
 from lessons_analytics.documents import CardsDocument, CheckDocument, LintBase, LintDocument
-from lessons_analytics.lessonbase.reader import discover_bases, resolve_base
+from lessons_analytics.lessonbase.locate import discover_bases, resolve_base
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 from lessons_analytics.settings import Settings
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from lessons_analytics import unchanged
-from lessons_analytics.lessonbase.reader import resolve_base
+from lessons_analytics.lessonbase.locate import resolve_base
 from lessons_analytics.options import AppContext, echo_json, json_option, warn
 from lessons_analytics.unchanged import IngestReport
 

@@ -9,7 +9,7 @@ import click
 
 from lessons_analytics import warehouse
 from lessons_analytics.commands.common import when
-from lessons_analytics.lessonbase.reader import resolve_base
+from lessons_analytics.lessonbase.locate import resolve_base
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option, since_option
 from lessons_analytics.retro import RetroResult, collect, write_retro
 

@@ -11,7 +11,7 @@ from lessons_analytics import tables, warehouse
 from lessons_analytics.commands.base_args import base_paths
 from lessons_analytics.documents import StatsDocument
 from lessons_analytics.errors import BaseNotFound
-from lessons_analytics.lessonbase.reader import discover_bases, resolve_base
+from lessons_analytics.lessonbase.locate import discover_bases, resolve_base
 from lessons_analytics.metrics import generated_at, schema
 from lessons_analytics.options import AppContext, base_option, echo_json, json_option
 from lessons_analytics.signs import BaseStats, apply_marker, bases_stats, marker_line

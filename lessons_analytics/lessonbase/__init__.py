@@ -1,4 +1,4 @@
 """A lesson base (LESSONS/ in git): ``files`` parses lesson files, the index and the hit
-journal; ``shapes`` holds the lesson id and the sleep marker line; ``reader`` finds bases and
-reads one with its git history into a snapshot; ``loading`` turns snapshots into the raw
-tables of an ingest."""
+journal; ``shapes`` holds the lesson id, the folder's name and the sleep marker line;
+``locate`` finds bases and fingerprints them; ``reader`` reads one with its git history into
+a snapshot; ``loading`` turns snapshots into the raw tables of an ingest."""

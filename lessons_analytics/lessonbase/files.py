@@ -15,7 +15,6 @@ from typing import Any
 
 from lessons_analytics.lessonbase.shapes import LESSON_FILE, LESSON_ID_IN_TEXT, is_sleep_marker
 
-LESSONS_DIR = "LESSONS"
 LESSON_NAME = LESSON_FILE  # the names bases, check and lint import
 STATUSES = ("candidate", "active", "deferred", "retired")
 NOT_HIT_DEFECTS = ("form-only", "none")

@@ -16,6 +16,7 @@ import orjson
 
 from lessons_analytics import warehouse
 from lessons_analytics.engine import duckdb
+from lessons_analytics.lessonbase import locate
 from lessons_analytics.lessonbase import reader as base_reader
 from lessons_analytics.lessonbase.files import read_lesson
 from lessons_analytics.lessonbase.reader import BaseSnapshot
@@ -36,7 +37,7 @@ def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> Ba
     """Re-read the bases when any changed since the last run, and the cwd -> base links."""
     links, by_cwd = _links(con)
     wanted = {base for _cwd, base in links}
-    wanted |= {str(base_reader.resolve_base(path)) for path in extra_bases}
+    wanted |= {str(locate.resolve_base(path)) for path in extra_bases}
     fingerprints = {base: fingerprint(Path(base)) for base in sorted(wanted)}
     cwd_rows = [{"cwd": c, "base_path": b, "depth": d} for (c, b), d in sorted(links.items())]
     old = {
@@ -138,7 +139,7 @@ def _links(
     links: dict[tuple[str, str], int] = {}
     by_cwd: dict[str, list[str]] = {}
     for cwd in cwds:
-        by_cwd[cwd] = [str(base) for base in base_reader.discover_bases(cwd)]
+        by_cwd[cwd] = [str(base) for base in locate.discover_bases(cwd)]
         for depth, base in enumerate(by_cwd[cwd]):
             links.setdefault((cwd, base), depth)
     return links, by_cwd
@@ -187,7 +188,7 @@ def _checked(
 
 def fingerprint(base: Path) -> str:
     """The base's fingerprint (``bases.fingerprint``) under this schema's salt."""
-    return base_reader.fingerprint(base, base_salt())
+    return locate.fingerprint(base, base_salt())
 
 
 def base_salt() -> str:

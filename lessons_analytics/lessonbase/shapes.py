@@ -25,10 +25,14 @@ __all__ = [
     "LESSON_ID",
     "LESSON_ID_IN_TEXT",
     "LESSON_ID_PATTERN",
+    "LESSONS_DIR",
     "SLEEP_MARKER",
     "is_sleep_marker",
     "is_sleep_marker_body",
 ]
+
+# the folder of a lesson base
+LESSONS_DIR = "LESSONS"
 
 LESSON_ID_PATTERN = r"L-[0-9]+"
 # a whole value (a front matter ``id``)
