@@ -34,11 +34,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[DemoWorkspace, Path
 
 def _cli(db: Path, ws: DemoWorkspace) -> tuple[dict[str, object], list[str]]:
     """`ingest --json` in a fresh process: its document, and which heavy modules it imported
-    (subprocess: a git process, which the bases' fingerprints do without)."""
+    (subprocess: a git process, which the bases' fingerprints do without; the base reader,
+    which only a run that reads a base again needs)."""
     script = (
         "import atexit, runpy, sys\n"
         "atexit.register(lambda: print(' '.join(m for m in ('polars', 'duckdb', '_duckdb',"
-        " 'pyarrow', 'subprocess') if m in sys.modules), file=sys.stderr))\n"
+        " 'pyarrow', 'subprocess', 'lessons_analytics.lessonbase.reader') if m in sys.modules),"
+        " file=sys.stderr))\n"
         "sys.argv = ['lessons-analytics', *sys.argv[1:]]\n"
         "runpy.run_module('lessons_analytics', run_name='__main__')\n"
     )
@@ -58,6 +60,7 @@ def test_a_rerun_answers_from_the_file_system_with_the_full_runs_report(
     unchanged.sidecar(db).unlink()  # the next run goes the whole way and finds nothing new
     slow, imported = _cli(db, ws)
     assert engine.duckdb.__name__ in imported  # the engine: `_duckdb` under DuckDB >= 2
+    assert "lessons_analytics.lessonbase.reader" not in imported  # no base changed
     assert quick == slow
     assert slow["files_loaded"] == 0 and slow["lines_loaded"] == 0
     assert slow["sessions"] and slow["bases"] == 3

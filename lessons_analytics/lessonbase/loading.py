@@ -10,18 +10,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from lessons_analytics import warehouse
 from lessons_analytics.engine import duckdb
 from lessons_analytics.lessonbase import locate
-from lessons_analytics.lessonbase import reader as base_reader
-from lessons_analytics.lessonbase.files import read_lesson
-from lessons_analytics.lessonbase.reader import BaseSnapshot
 from lessons_analytics.schema import BASE_TABLES, Str, base_frame
 from lessons_analytics.sqlfiles import quote_identifier
+
+if TYPE_CHECKING:
+    from lessons_analytics.lessonbase.reader import BaseSnapshot
+
+# The reader (and the parsers of a base's files under it) is imported where a base is read
+# again: a run whose bases did not change, nearly every run, reads none.
 
 
 @dataclass(frozen=True)
@@ -56,9 +59,11 @@ def refresh_bases(con: duckdb.DuckDBPyConnection, extra_bases: list[Path]) -> Ba
             }
             warehouse.insert_lists(con, LINK_TABLE, BASE_TABLES[LINK_TABLE], links_by_column)
         return BaseRefresh(False, old != new, old <= new, by_cwd)
+    from lessons_analytics.lessonbase.reader import load_base  # see the imports
+
     tables: dict[str, list[dict[str, Any]]] = {name: [] for name in BASE_TABLES}
     for path, stamp in fingerprints.items():
-        snapshot = base_reader.load_base(Path(path))
+        snapshot = load_base(Path(path))
         for name, rows in snapshot_rows(snapshot, stamp).items():
             tables[name].extend(rows)
     tables[LINK_TABLE] = cwd_rows
@@ -76,6 +81,8 @@ def _keep_rituals_the_engine_reads(
     stopped every command that times rituals (`effect`, `stats`, `report`, `cost`) with a
     traceback. It is kept out: the lesson is loaded without a ritual, and the ritual is
     reported at its line with the engine's reason, as any input that could not be used."""
+    from lessons_analytics.lessonbase.files import read_lesson  # see the imports
+
     lessons = tables["raw_lessons"]
     refused = _refused_rituals(con, {row["ritual"] for row in lessons})
     for row in lessons:
