@@ -62,13 +62,15 @@ def ingest_changed(
     progress: Callable[[int, int], Callable[[int], None]] | None = None,
     stage: Callable[[str], None] | None = None,
     asked: unchanged.Answer | None = None,
+    opening: warehouse.Opening | None = None,
 ) -> IngestReport:
     """``ingest`` once ``unchanged.ask`` has said the run may change something (the CLI
     asks it before importing this module, so it is not asked twice). ``asked`` holds the
     listing that question made, if it got that far: the folders are not walked, nor the
-    files stat'ed, twice."""
+    files stat'ed, twice. ``opening``: the writer's connection to ``db_path``, opened while
+    the CLI imported this module."""
     try:
-        con = warehouse.connect(db_path)
+        con = opening.take() if opening is not None else warehouse.connect(db_path)
     except Exception as exc:
         if warehouse.is_disk_full(exc):
             raise warehouse.disk_full(exc, db_path) from None
