@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
 from lessons_analytics.settings import Settings
+
+if TYPE_CHECKING:
+    from lessons_analytics.engine import duckdb
+    from lessons_analytics.warehouse import Opening
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -21,10 +25,22 @@ class AppContext:
     settings: Settings = field(default_factory=Settings)
     quiet: bool = False
     db_given: bool = False  # --db on the command line (demo keeps its own warehouse otherwise)
+    # the warehouse being opened read-only while the command's modules were imported (cli.py)
+    opening: Opening | None = None
 
     @property
     def db_path(self) -> Path:
         return self.settings.paths.warehouse
+
+    def read_warehouse(self) -> duckdb.DuckDBPyConnection:
+        """The warehouse opened read-only, for the caller to close: the connection the CLI
+        began opening before it imported the command, else a new one."""
+        opening, self.opening = self.opening, None
+        if opening is not None:
+            return opening.take()
+        from lessons_analytics import warehouse  # the engine: imports `--help` does without
+
+        return warehouse.connect(self.db_path, read_only=True)
 
     @property
     def config_path(self) -> Path | None:

@@ -29,6 +29,14 @@ MEMORY_LIMIT = "512MB"
 
 
 def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    con = _connect(path, read_only=read_only)
+    if read_only:
+        _refuse_stale(con, path)
+    return con
+
+
+def _connect(path: Path, *, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """``connect`` but for the stale check, which reads the models' files in Python."""
     if read_only and not path.exists():
         raise NoWarehouse(f"{path}: no warehouse yet; run `lessons-analytics ingest` first")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -45,17 +53,16 @@ def connect(path: Path, *, read_only: bool = False) -> duckdb.DuckDBPyConnection
     # inside a Jupyter kernel without ipywidgets DuckDB refuses the setting itself
     with contextlib.suppress(duckdb.InvalidInputException):
         con.execute("set enable_progress_bar = false")
-    if read_only:
-        _refuse_stale(con, path)
     return con
 
 
 class Opening:
     """``connect(path, read_only=...)`` run on a thread of its own, started here and taken
-    with ``take``; as a context manager it closes a connection nobody took. DuckDB opens the
-    file without holding the GIL, so the imports a caller makes meanwhile (which hold it)
-    run beside it: a +1 ingest imports the loading modules while the writer opens the file
-    (34 ms of a +1 of R). ``take`` raises whatever ``connect`` raised, where ``connect``
+    with ``take``; ``close`` (or leaving it as a context manager) closes a connection
+    nobody took. DuckDB opens the file without holding the GIL, so the imports a caller
+    makes meanwhile (which hold it) run beside it: a +1 ingest imports the loading modules
+    while the writer opens the file (34 ms of a +1 of R), an analysis command its own
+    modules (``cli.py``). ``take`` raises whatever ``connect`` raised, where ``connect``
     would have raised it; a caller that never takes the connection sees no error of it."""
 
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
@@ -69,8 +76,10 @@ class Opening:
         self._thread.start()
 
     def _open(self) -> None:
+        # the stale check is the taker's: its Python (reading the models' files) would
+        # hold the GIL against the caller's imports
         try:
-            self._con = connect(self.path, read_only=self.read_only)
+            self._con = _connect(self.path, read_only=self.read_only)
         except BaseException as exc:  # handed to the thread that takes the connection
             self._error = exc
 
@@ -84,12 +93,18 @@ class Opening:
             error, self._error = self._error, None
             raise error
         assert self._con is not None
+        if self.read_only:
+            _refuse_stale(self._con, self.path)  # closes the connection when it refuses
         return self._con
 
     def __enter__(self) -> Opening:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Wait for the opening to end; close its connection unless it was taken."""
         self._thread.join()
         if not self._taken and self._con is not None:
             with contextlib.suppress(duckdb.Error):

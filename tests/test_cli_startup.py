@@ -145,3 +145,40 @@ def test_the_report_makes_its_frames_without_the_python_layer(demo_db: str, tmp_
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.stderr.splitlines()[-1] == repr((0, ["polars"])), done.stderr
     assert orjson.loads((out / "data.json").read_bytes())["has_data"] is True
+
+
+def _writer_elsewhere(db: str) -> int:
+    """Exit code of opening ``db`` as a writer in another process (DuckDB locks per process)."""
+    code = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"
+    return subprocess.run([sys.executable, "-c", code, db], capture_output=True).returncode
+
+
+@pytest.mark.parametrize(
+    ("args", "ahead"),
+    [
+        (["heads", "--json"], True),
+        (["effect"], True),
+        (["report", "--week", "2026-W48"], True),
+        (["heads", "--help"], False),  # help needs no warehouse
+        (["cost", "-h"], False),
+        (["ingest"], False),  # a writer, which opens the file its own way
+        (["query", "select 1"], False),  # the sandbox's connection
+    ],
+)
+def test_a_reading_command_begins_opening_the_warehouse_before_its_import(
+    demo_db: str, args: list[str], ahead: bool
+) -> None:
+    group = cli.cli
+    ctx = group.make_context("lessons-analytics", ["--db", demo_db, *args])
+    # what click's Group.invoke does first: resolve (import) the command
+    assert group.resolve_command(ctx, [*ctx._protected_args, *ctx.args])[0] == args[0]
+    begun = ctx.meta.get(cli._AHEAD)
+    assert (begun is not None) == ahead
+    if begun is None:
+        return
+    settings, opening = begun
+    assert settings.paths.warehouse == Path(demo_db) and opening.read_only
+    assert _writer_elsewhere(demo_db) != 0  # this process holds the file read-only
+    ctx.close()  # no command took the connection: the group's context closes it
+    assert _writer_elsewhere(demo_db) == 0
+    del opening

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import click
 
-from lessons_analytics import metrics, warehouse
+from lessons_analytics import metrics
 from lessons_analytics.engine import duckdb
 from lessons_analytics.options import AppContext, warn
 
@@ -55,7 +55,7 @@ def filters(
 
 def run(app: AppContext, build: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
     """``build`` over the warehouse opened read-only, closed afterwards."""
-    con = warehouse.connect(app.db_path, read_only=True)
+    con = app.read_warehouse()
     try:
         return build(con)
     finally:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from lessons_analytics import metrics, warehouse
+from lessons_analytics import metrics
 from lessons_analytics.commands.common import NO_BASE
 from lessons_analytics.documents import ReportDocument
 from lessons_analytics.options import AppContext, base_option, echo_json, warn
@@ -67,7 +67,7 @@ def report_cmd(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--as-of") from exc
     thresholds = app.settings.thresholds
-    con = warehouse.connect(app.db_path, read_only=True)
+    con = app.read_warehouse()
     try:
         chosen_bases = list(metrics.filter_bases(con, bases)) or None
         if not metrics.has_bases(con):

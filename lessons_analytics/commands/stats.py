@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from lessons_analytics import tables, warehouse
+from lessons_analytics import tables
 from lessons_analytics.commands.base_args import base_paths
 from lessons_analytics.documents import StatsDocument
 from lessons_analytics.errors import BaseNotFound
@@ -28,7 +28,7 @@ def _targets(given: tuple[Path, ...]) -> list[Path]:
 
 def compute(app: AppContext, targets: list[Path], as_of: date) -> list[BaseStats]:
     """Signs of every target; the warehouse (if there is one) supplies transcript signs."""
-    con = warehouse.connect(app.db_path, read_only=True) if app.db_path.exists() else None
+    con = app.read_warehouse() if app.db_path.exists() else None
     try:
         return bases_stats(targets, as_of, app.settings.thresholds, con)
     finally:
