@@ -69,6 +69,8 @@ def ingest_changed(
     listing that question made, if it got that far: the folders are not walked, nor the
     files stat'ed, twice. ``opening``: the writer's connection to ``db_path``, opened while
     the CLI imported this module."""
+    if asked is not None:
+        asked.load_stored()  # while the warehouse opens
     try:
         con = opening.take() if opening is not None else warehouse.connect(db_path)
     except Exception as exc:
@@ -177,7 +179,9 @@ def _discover(
         return _Files(listed, len(sources), sources, sources, warehouse.file_states(con), cleared)
     stats = asked.stats
     cleared = _clear_stale_errors(con, paths, stats.keys())
-    stored = asked.stored if asked.stored is not None else _stored(con)
+    stored = asked.load_stored()
+    if stored is None:
+        stored = _stored(con)
     # in discover's order (sorted by path); the stats' paths are scan's, which are
     # discover's own when neither found a problem (and asked.sources is discover's else)
     changed = sorted(path for path, stat in stats.items() if stored.get(path) != stat)

@@ -174,10 +174,21 @@ class Answer:
     # with ``stats``: the sidecar's size and mtime of every file listed at the last run,
     # which are raw_files' (the sidecar is written only when they agree, and the warehouse
     # was not written since), so the run need not read raw_files whole to find new files;
-    # None when the files' file is missing or not the sidecar's own
+    # None when the files' file is missing or not the sidecar's own. Read by ``load_stored``
     stored: dict[str, list[int]] | None = None
     # with ``stats``, their digest, when the sidecar was there to compare it with
     digest: str | None = None
+    # the warehouse and the digest of the files' file ``load_stored`` reads, until it does
+    stored_from: tuple[Path, str] | None = None
+
+    def load_stored(self) -> dict[str, list[int]] | None:
+        """``stored``, read from the files' file on first use rather than by ``ask``: the
+        run that goes on to ingest reads it while the warehouse opens (D at 1.25 GB: 36 ms
+        for its 7.7 MB, beside the opening's 35-45)."""
+        if self.stored_from is not None:
+            self.stored = _stored_files(*self.stored_from)
+            self.stored_from = None
+        return self.stored
 
 
 def check(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> IngestReport | None:
@@ -204,7 +215,7 @@ def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
             return answer
         answer.digest = _digest(answer.stats)
         if answer.digest != stored["files"]["digest"]:
-            answer.stored = _stored_files(db_path, stored["files"]["digest"])
+            answer.stored_from = (db_path, stored["files"]["digest"])
             return answer
         links = _links(list(stored["links"]))
         if links != stored["links"]:

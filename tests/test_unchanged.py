@@ -220,12 +220,13 @@ def test_the_no_op_answer_compares_a_digest_not_the_listing(
     assert unchanged.check(db, ws.sources, []) is not None  # the no-op never reads it
 
     _append_a_line(ws)
-    assert unchanged.ask(db, ws.sources, []).stored is None  # no listing: raw_files' then
+    assert unchanged.ask(db, ws.sources, []).load_stored() is None  # none: raw_files' then
     unchanged.files_sidecar(db).write_bytes(json.dumps(listing).encode())
     asked = unchanged.ask(db, ws.sources, [])
-    assert asked.report is None and asked.stored == stored
+    assert asked.report is None and asked.stored is None  # read on first use, not by ask
+    assert asked.load_stored() == stored and asked.stored == stored
     unchanged.files_sidecar(db).write_bytes(json.dumps({**listing, "digest": "0" * 64}).encode())
-    assert unchanged.ask(db, ws.sources, []).stored is None  # another sidecar's listing
+    assert unchanged.ask(db, ws.sources, []).load_stored() is None  # another sidecar's listing
     after = ingest(db, ws.sources)
     assert after.files_loaded == 1
     assert unchanged.check(db, ws.sources, []) is not None
