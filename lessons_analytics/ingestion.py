@@ -87,7 +87,9 @@ def ingest_changed(
     finally:
         with contextlib.suppress(duckdb.Error):
             con.close()
-    unchanged.remember(db_path, paths, extra_bases, report)
+    unchanged.remember(
+        db_path, paths, extra_bases, report, asked.stored_base if asked is not None else None
+    )
     return report
 
 

@@ -299,10 +299,14 @@ def test_a_sidecar_that_does_not_hold_still_hands_its_listing_to_the_run(
 
 
 def _sidecar_digests(db: Path) -> tuple[str, str, str]:
-    """The sidecar's digest, its files' file's, and the digest of the files it lists."""
-    files = json.loads(unchanged.files_sidecar(db).read_bytes())
+    """The sidecar's digest, its listing's (the delta's when there is one, else the files'
+    file's), and the digest of the files that listing holds."""
     main = json.loads(unchanged.sidecar(db).read_bytes())
-    return main["files"]["digest"], files["digest"], unchanged._digest(files["files"])
+    delta = unchanged.delta_sidecar(db)
+    claimed = json.loads((delta if delta.exists() else unchanged.files_sidecar(db)).read_bytes())
+    found = unchanged._stored_files(db, claimed["digest"])
+    assert found is not None
+    return main["files"]["digest"], claimed["digest"], unchanged._digest(found[0])
 
 
 def test_the_sidecar_digest_is_always_of_the_files_it_lists(tmp_path: Path) -> None:
@@ -327,4 +331,65 @@ def test_the_sidecar_digest_is_always_of_the_files_it_lists(tmp_path: Path) -> N
     grown = ingest_changed(db, ws.sources, [], asked=asked)
     assert grown.files_loaded == 1 and grown.listing_digest is None
     assert len(set(_sidecar_digests(db))) == 1
+    assert unchanged.check(db, ws.sources, []) is not None
+
+
+def _listing_now(ws: DemoWorkspace) -> dict[str, list[int]]:
+    stats = unchanged.ask(Path("/nonexistent/w.duckdb"), ws.sources, []).stats
+    assert stats is not None
+    return stats
+
+
+def _remembered(db: Path) -> dict[str, list[int]]:
+    main = json.loads(unchanged.sidecar(db).read_bytes())
+    found = unchanged._stored_files(db, main["files"]["digest"])
+    assert found is not None
+    return found[0]
+
+
+def test_a_few_changed_files_are_remembered_as_a_delta_of_the_listing(tmp_path: Path) -> None:
+    """A run that changes a few files writes what changed (``delta_sidecar``), bound to the
+    files' file it read, and leaves that file as it was; many changes write it whole."""
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "warehouse.duckdb"
+    ingest(db, ws.sources)
+    whole = unchanged.files_sidecar(db).read_bytes()
+    assert not unchanged.delta_sidecar(db).exists()
+
+    _new_transcript(ws)
+    new = next(ws.claude_projects.rglob("00000000-0000-4000-8000-00000000abcd.jsonl"))
+    assert ingest(db, ws.sources).files_loaded == 1
+    assert unchanged.files_sidecar(db).read_bytes() == whole  # not written again
+    delta = json.loads(unchanged.delta_sidecar(db).read_bytes())
+    info = os.stat(new)
+    assert delta["changed"] == {str(new): [info.st_size, info.st_mtime_ns]}
+    assert delta["removed"] == [] and delta["base"] == json.loads(whole)["digest"]
+    assert _remembered(db) == _listing_now(ws)
+    assert unchanged.check(db, ws.sources, []) is not None
+
+    gone = sorted(ws.claude_projects.rglob("*.jsonl"))[-1]
+    gone.unlink()  # a file that disappears leaves the listing; the delta builds on the same
+    assert ingest(db, ws.sources).files_loaded == 0
+    delta = json.loads(unchanged.delta_sidecar(db).read_bytes())
+    assert delta["removed"] == [str(gone)] and str(new) in delta["changed"]
+    assert unchanged.files_sidecar(db).read_bytes() == whole
+    assert _remembered(db) == _listing_now(ws)
+    assert unchanged.check(db, ws.sources, []) is not None
+
+    # a delta made from another files' file is not applied: the run reads raw_files
+    unchanged.delta_sidecar(db).write_bytes(json.dumps({**delta, "base": "0" * 64}).encode())
+    _append_a_line(ws)
+    asked = unchanged.ask(db, ws.sources, [])
+    assert asked.report is None and asked.load_stored() is None
+    assert ingest_changed(db, ws.sources, [], asked=asked).files_loaded == 1
+
+    whole = unchanged.files_sidecar(db).read_bytes()  # written whole: it had no base
+    assert not unchanged.delta_sidecar(db).exists()
+    listed = sorted(_listing_now(ws))
+    for path in listed[: len(listed) // 16 + 1]:  # more than a sixteenth of them
+        os.utime(path, ns=(0, os.stat(path).st_mtime_ns + 10**9))
+    ingest(db, ws.sources)
+    assert not unchanged.delta_sidecar(db).exists()
+    assert unchanged.files_sidecar(db).read_bytes() != whole
+    assert _remembered(db) == _listing_now(ws)
     assert unchanged.check(db, ws.sources, []) is not None
