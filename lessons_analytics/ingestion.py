@@ -70,7 +70,7 @@ def ingest_changed(
     files stat'ed, twice. ``opening``: the writer's connection to ``db_path``, opened while
     the CLI imported this module."""
     if asked is not None:
-        asked.load_stored()  # while the warehouse opens
+        asked.changed()  # the stored listing read and compared while the warehouse opens
     try:
         con = opening.take() if opening is not None else warehouse.connect(db_path)
     except Exception as exc:
@@ -87,9 +87,7 @@ def ingest_changed(
     finally:
         with contextlib.suppress(duckdb.Error):
             con.close()
-    unchanged.remember(
-        db_path, paths, extra_bases, report, asked.stored_base if asked is not None else None
-    )
+    unchanged.remember(db_path, paths, extra_bases, report, asked)
     return report
 
 
@@ -126,11 +124,11 @@ def _run(
         raise
     stage("counting")
     report.totals = dict(totals(con))
-    now, stored = _after(files, loaded.outcome.states)
+    now, stored, as_stat_ed = _after(files, loaded.outcome.states)
     report.listing = unchanged.listing_of(
         con, files.sources, extra_bases, baseload.base_salt(), now, bases.links, stored
     )
-    if asked is not None and asked.digest is not None and now == asked.stats:
+    if asked is not None and asked.digest is not None and as_stat_ed:
         # every file loaded as the question stat'ed it: the listing it hashed (D: 0.02 s)
         report.listing_digest = asked.digest
     return report
@@ -160,9 +158,11 @@ class _Files:
     states: dict[str, FileState]  # what raw_files holds of the pending ones
     cleared: bool  # errors of paths that are gone were forgotten
     # with the no-op question's listing: its size and mtime of every listed file, and
-    # raw_files' of every loaded one before the run
+    # raw_files' of every listed one before the run (None when the stored listing said which
+    # of them differ: ``changed``)
     stats: dict[str, list[int]] | None = None
     stored: dict[str, list[int]] | None = None
+    changed: list[str] | None = None  # the listed files whose size or mtime differed
 
 
 def _discover(
@@ -181,12 +181,13 @@ def _discover(
         return _Files(listed, len(sources), sources, sources, warehouse.file_states(con), cleared)
     stats = asked.stats
     cleared = _clear_stale_errors(con, paths, stats.keys())
-    stored = asked.load_stored()
-    if stored is None:
-        stored = _stored(con)
     # in discover's order (sorted by path); the stats' paths are scan's, which are
     # discover's own when neither found a problem (and asked.sources is discover's else)
-    changed = sorted(path for path, stat in stats.items() if stored.get(path) != stat)
+    changed = asked.changed()
+    stored = None
+    if changed is None:  # no stored listing: raw_files says what is loaded
+        stored = _stored(con)
+        changed = sorted(path for path, stat in stats.items() if stored.get(path) != stat)
     if asked.sources is not None:
         wanted = set(changed)
         pending = [source for source in asked.sources if source.path in wanted]
@@ -194,7 +195,9 @@ def _discover(
         pending = [source for path in changed if (source := classify(path)) is not None]
     states = warehouse.file_states(con, [s.path for s in pending])
     seen = len(stats) if asked.sources is None else len(asked.sources)
-    return _Files(stats.keys(), seen, asked.sources, pending, states, cleared, stats, stored)
+    return _Files(
+        stats.keys(), seen, asked.sources, pending, states, cleared, stats, stored, changed
+    )
 
 
 def _stored(con: duckdb.DuckDBPyConnection) -> dict[str, list[int]]:
@@ -205,7 +208,7 @@ def _stored(con: duckdb.DuckDBPyConnection) -> dict[str, list[int]]:
 
 def _after(
     files: _Files, states: list[FileRow]
-) -> tuple[dict[str, list[int]] | None, dict[str, list[int]] | None]:
+) -> tuple[dict[str, list[int]] | None, dict[str, list[int]] | None, bool]:
     """The files' sizes and mtimes, and raw_files' of them, for the sidecar: the no-op
     question's stats and the states read before the run, each with the size and mtime at
     which the run loaded each file (``states``, the rows it wrote to raw_files). The
@@ -214,13 +217,26 @@ def _after(
     from the states, not by stat'ing every loaded file again and reading raw_files: a cold
     run of D at 1.25 GB (55,900 files) spent 0.07 s here instead of 0.23. (None, None)
     without the question's listing, or when a file the run meant to load left no state
-    (unreadable, or unchanged by the time it was read): the next run looks at all again."""
-    if files.stats is None or files.stored is None:
-        return None, None
+    (unreadable, or unchanged by the time it was read): the next run looks at all again.
+    The third value: whether every file was loaded at the size and mtime the question
+    stat'ed, so that the listing is the one the question hashed.
+
+    Where the stored listing said which files changed (``files.changed``, without
+    ``files.stored``), raw_files held every other listed file at its listed size and mtime,
+    so it agrees with the listing when the run loaded every changed one: raw_files' is then
+    the listing itself."""
+    if files.stats is None or files.changed is None:
+        return None, None, False
     loaded = {state["path"]: [state["size_bytes"], state["mtime_ns"]] for state in states}
     if any(source.path not in loaded for source in files.pending):
-        return None, None
-    return {**files.stats, **loaded}, {**files.stored, **loaded}
+        return None, None, False
+    now = {**files.stats, **loaded}
+    as_stat_ed = all(files.stats.get(path) == stat for path, stat in loaded.items())
+    if files.stored is not None:
+        return now, {**files.stored, **loaded}, as_stat_ed
+    if any(path not in loaded for path in files.changed):
+        return None, None, False
+    return now, now, as_stat_ed
 
 
 @dataclass

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
 import pytest
 
 from lessons_analytics import engine, unchanged
@@ -201,6 +202,26 @@ def test_a_tool_call_without_a_name_is_remembered(tmp_path: Path) -> None:
     assert again.totals["by_tool"] == {"null": 1}  # as `ingest --json` prints it
 
 
+def _files_file(db: Path) -> tuple[str, dict[str, list[int]]]:
+    """The files' file: its digest's line, then its listing's JSON text."""
+    line, _, text = unchanged.files_sidecar(db).read_bytes().partition(b"\n")
+    return line.decode(), orjson.loads(text)
+
+
+def _listing_of(entries: set[bytes]) -> dict[str, list[int]]:
+    """The listing whose entries ``unchanged._entries`` read as these."""
+    if not entries:
+        return {}
+    listing: dict[str, list[int]] = orjson.loads(b'{"' + b'],"'.join(entries) + b"]}")
+    assert len(listing) == len(entries)
+    return listing
+
+
+def _stored_listing(found: unchanged.Stored) -> dict[str, list[int]]:
+    """The listing a stored one stands for: the files' file's, with the delta applied."""
+    return _listing_of((found.base - found.dropped) | found.added)
+
+
 def test_the_no_op_answer_compares_a_digest_not_the_listing(
     world: tuple[DemoWorkspace, Path],
 ) -> None:
@@ -209,23 +230,28 @@ def test_the_no_op_answer_compares_a_digest_not_the_listing(
     sidecar's own."""
     ws, db = world
     ingest(db, ws.sources)
-    listing = json.loads(unchanged.files_sidecar(db).read_bytes())
+    digest, stored = _files_file(db)
     assert json.loads(unchanged.sidecar(db).read_bytes())["files"] == {
-        "count": len(listing["files"]),
-        "digest": listing["digest"],
+        "count": len(stored),
+        "digest": digest,
     }
-    stored = listing["files"]
     assert all(len(stat) == 2 for stat in stored.values())
+    saved = unchanged.files_sidecar(db).read_bytes()
     unchanged.files_sidecar(db).unlink()
     assert unchanged.check(db, ws.sources, []) is not None  # the no-op never reads it
 
     _append_a_line(ws)
+    appended = str(sorted(ws.claude_projects.rglob("*.jsonl"))[0])
     assert unchanged.ask(db, ws.sources, []).load_stored() is None  # none: raw_files' then
-    unchanged.files_sidecar(db).write_bytes(json.dumps(listing).encode())
+    unchanged.files_sidecar(db).write_bytes(saved)
     asked = unchanged.ask(db, ws.sources, [])
     assert asked.report is None and asked.stored is None  # read on first use, not by ask
-    assert asked.load_stored() == stored and asked.stored == stored
-    unchanged.files_sidecar(db).write_bytes(json.dumps({**listing, "digest": "0" * 64}).encode())
+    found = asked.load_stored()
+    assert found is not None and _stored_listing(found) == stored
+    assert asked.changed() == [appended]  # the one file whose size and mtime differ
+    unchanged.files_sidecar(db).write_bytes(saved[:-9])  # cut short
+    assert unchanged.ask(db, ws.sources, []).load_stored() is None
+    unchanged.files_sidecar(db).write_bytes(b"0" * 64 + saved[64:])
     assert unchanged.ask(db, ws.sources, []).load_stored() is None  # another sidecar's listing
     after = ingest(db, ws.sources)
     assert after.files_loaded == 1
@@ -303,10 +329,10 @@ def _sidecar_digests(db: Path) -> tuple[str, str, str]:
     file's), and the digest of the files that listing holds."""
     main = json.loads(unchanged.sidecar(db).read_bytes())
     delta = unchanged.delta_sidecar(db)
-    claimed = json.loads((delta if delta.exists() else unchanged.files_sidecar(db)).read_bytes())
-    found = unchanged._stored_files(db, claimed["digest"])
+    claimed = json.loads(delta.read_bytes())["digest"] if delta.exists() else _files_file(db)[0]
+    found = unchanged._stored_files(db, claimed)
     assert found is not None
-    return main["files"]["digest"], claimed["digest"], unchanged._digest(found[0])
+    return main["files"]["digest"], claimed, unchanged._digest(_stored_listing(found))
 
 
 def test_the_sidecar_digest_is_always_of_the_files_it_lists(tmp_path: Path) -> None:
@@ -344,7 +370,7 @@ def _remembered(db: Path) -> dict[str, list[int]]:
     main = json.loads(unchanged.sidecar(db).read_bytes())
     found = unchanged._stored_files(db, main["files"]["digest"])
     assert found is not None
-    return found[0]
+    return _stored_listing(found)
 
 
 def test_a_few_changed_files_are_remembered_as_a_delta_of_the_listing(tmp_path: Path) -> None:
@@ -362,8 +388,10 @@ def test_a_few_changed_files_are_remembered_as_a_delta_of_the_listing(tmp_path: 
     assert unchanged.files_sidecar(db).read_bytes() == whole  # not written again
     delta = json.loads(unchanged.delta_sidecar(db).read_bytes())
     info = os.stat(new)
-    assert delta["changed"] == {str(new): [info.st_size, info.st_mtime_ns]}
-    assert delta["removed"] == [] and delta["base"] == json.loads(whole)["digest"]
+    assert _listing_of({e.encode() for e in delta["added"]}) == {
+        str(new): [info.st_size, info.st_mtime_ns]
+    }
+    assert delta["dropped"] == [] and delta["base"] == whole.partition(b"\n")[0].decode()
     assert _remembered(db) == _listing_now(ws)
     assert unchanged.check(db, ws.sources, []) is not None
 
@@ -371,10 +399,22 @@ def test_a_few_changed_files_are_remembered_as_a_delta_of_the_listing(tmp_path: 
     gone.unlink()  # a file that disappears leaves the listing; the delta builds on the same
     assert ingest(db, ws.sources).files_loaded == 0
     delta = json.loads(unchanged.delta_sidecar(db).read_bytes())
-    assert delta["removed"] == [str(gone)] and str(new) in delta["changed"]
+    assert list(_listing_of({e.encode() for e in delta["dropped"]})) == [str(gone)]
+    assert str(new) in _listing_of({e.encode() for e in delta["added"]})
     assert unchanged.files_sidecar(db).read_bytes() == whole
     assert _remembered(db) == _listing_now(ws)
     assert unchanged.check(db, ws.sources, []) is not None
+
+    # a file back at the size and mtime the files' file holds, after a delta dropped that
+    # entry, differs from the stored listing: the delta's, not the file's
+    back = sorted(ws.claude_projects.rglob("*.jsonl"))[1]
+    first = os.stat(back).st_mtime_ns
+    os.utime(back, ns=(0, first + 10**9))
+    assert ingest(db, ws.sources).files_loaded == 1
+    os.utime(back, ns=(0, first))
+    assert unchanged.ask(db, ws.sources, []).changed() == [str(back)]
+    assert ingest(db, ws.sources).files_loaded == 1
+    assert _remembered(db) == _listing_now(ws)
 
     # a delta made from another files' file is not applied: the run reads raw_files
     unchanged.delta_sidecar(db).write_bytes(json.dumps({**delta, "base": "0" * 64}).encode())
@@ -393,3 +433,49 @@ def test_a_few_changed_files_are_remembered_as_a_delta_of_the_listing(tmp_path: 
     assert unchanged.files_sidecar(db).read_bytes() != whole
     assert _remembered(db) == _listing_now(ws)
     assert unchanged.check(db, ws.sources, []) is not None
+
+
+def test_listings_compare_as_their_entries_texts_whatever_the_paths_hold() -> None:
+    """``_entries`` and ``_entry_path`` give what a comparison of the dicts gives, also for
+    names holding the texts they split at, quotes, backslashes, control characters and
+    non-ASCII, and for numbers of any size."""
+    import random
+
+    odd = ['a],"b', 'q"":[x', "back\\slash", "new\nline", "tab\t", "é/日本", "\x00", '":[', "]}"]
+    rng = random.Random(14)
+    for _ in range(200):
+        names = rng.sample(odd + [f"/p/{i}.jsonl" for i in range(20)], rng.randint(0, 12))
+        before = {n: [rng.randint(0, 3), rng.choice([0, 1, 2**62])] for n in names}
+        after = {
+            n: [rng.randint(0, 3), rng.choice([0, 1, 2**62])]
+            for n in rng.sample(names, len(names) // 2)
+        }
+        after.update({n: [1, 1] for n in rng.sample(odd, 2)})
+        expected = sorted(path for path, stat in after.items() if before.get(path) != stat)
+        differ = unchanged._entries(orjson.dumps(after)) - unchanged._entries(orjson.dumps(before))
+        assert sorted(map(unchanged._entry_path, differ)) == expected
+        assert _listing_of(unchanged._entries(orjson.dumps(before))) == before
+    assert unchanged._entries(b"{}") == set()
+    with pytest.raises(ValueError):
+        unchanged._entries(orjson.dumps({"a": [1, 2], "b": [3, 4]})[:-3])
+
+
+def test_a_listed_file_the_loader_does_not_take_is_never_remembered(tmp_path: Path) -> None:
+    """Were the question's listing to hold a file that is no transcript (the loader takes
+    none such), the stored listing says it changed, and the run must not remember it as
+    loaded: the sidecar is not written, and the next run asks again."""
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "warehouse.duckdb"
+    ingest(db, ws.sources)
+    _new_transcript(ws)
+    asked = unchanged.ask(db, ws.sources, [])
+    assert asked.stats is not None and asked.changed() is not None
+    stray = ws.claude_projects / "notes.txt"
+    stray.write_text("not a transcript\n")
+    asked.stats[str(stray)] = [stray.stat().st_size, stray.stat().st_mtime_ns]
+    asked.listing_text = unchanged._listing_text(asked.stats)
+    asked._changed = None
+    assert str(stray) in (asked.changed() or [])
+    report = ingest_changed(db, ws.sources, [], asked=asked)
+    assert report.files_loaded == 1 and report.listing is None
+    assert not unchanged.sidecar(db).exists()
