@@ -215,9 +215,10 @@ def _after(
     sidecar then says what is true, that the warehouse holds the files as they were when
     read; a file that grew since differs at the next question, which then ingests. Taken
     from the states, not by stat'ing every loaded file again and reading raw_files: a cold
-    run of D at 1.25 GB (55,900 files) spent 0.07 s here instead of 0.23. (None, None)
-    without the question's listing, or when a file the run meant to load left no state
-    (unreadable, or unchanged by the time it was read): the next run looks at all again.
+    run of D at 1.25 GB (55,900 files) spent 0.07 s here instead of 0.23. (None, None,
+    False) without the question's listing, or when a file the run meant to load left no
+    state (unreadable, or unchanged by the time it was read): the next run looks at all
+    again.
     The third value: whether every file was loaded at the size and mtime the question
     stat'ed, so that the listing is the one the question hashed.
 
