@@ -11,9 +11,9 @@ package was 100 ms of `heads`' 0.25 s on the D corpus (2026-12-07), the engine 2
 ``duckdb`` here is the engine, and ``with_relations()`` imports the Python layer where one
 is used: an Arrow stream handed to DuckDB (``warehouse.register_frame``), the Parquet rows
 of ``exchange``; a frame's rows come from the engine's own Arrow stream (``arrow_stream``).
-Under DuckDB 1.x, whose package is its engine, both are the package. ``tests/test_engine.py``
-holds the package to this: no other import of ``duckdb`` at run time, no name the engine
-lacks, no layer method called where ``with_relations()`` was not.
+``tests/test_engine.py`` holds the package to this: no other import of ``duckdb`` at run
+time, no name the engine lacks, no layer method called where ``with_relations()`` was not.
+(The package requires DuckDB 2.0.1 or later, whose engine is ``_duckdb``.)
 """
 
 from __future__ import annotations
@@ -26,10 +26,7 @@ __all__ = ["ArrowStreamSource", "arrow_stream", "duckdb", "with_relations"]
 if TYPE_CHECKING:
     import duckdb  # the same classes; the package's names are what the code is checked against
 else:
-    try:
-        import _duckdb as duckdb
-    except ImportError:  # DuckDB 1.x: the package is the engine
-        import duckdb
+    import _duckdb as duckdb
 
 
 def with_relations() -> None:
@@ -68,9 +65,9 @@ def arrow_stream(
     the Python layer's ``con.sql(...)`` makes when its relation is read: the layer first
     parses, tokenizes and binds the statement in Python, 2.7 ms of each of the report's 81
     questions on D (0.22 s), and importing it was 0.1 s. Through ``con.sql`` where the
-    engine has no such call (DuckDB 1.x) or it does not answer as this module asks it
-    (``_submits``). Until the stream is read the connection runs nothing else; a stream
-    dropped unread frees it."""
+    engine has no such call or it does not answer as this module asks it (``_submits``).
+    Until the stream is read the connection runs nothing else; a stream dropped unread
+    frees it."""
     if not _submits(con):
         with_relations()
         return con.sql(sql, params=params)

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from lessons_analytics import cli, engine
+from lessons_analytics import cli
 from tests.support.demo_warehouse import demo_warehouse
 
 
@@ -51,8 +51,8 @@ def demo_db(demo_ws: tuple[str, list[str]]) -> str:
 
 
 # DuckDB's Python layer (the package `duckdb` over its engine `_duckdb`, lessons_analytics/
-# engine.py), which reading rows does without; under DuckDB 1.x the package is the engine
-LAYER = () if engine.duckdb.__name__ == "duckdb" else ("duckdb",)
+# engine.py), which reading rows does without
+LAYER = ("duckdb",)
 
 # What each analysis command may import: no Polars and no DuckDB Python layer, every
 # document is made of rows read straight from DuckDB (`cost` and `effect` sum and rank the

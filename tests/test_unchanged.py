@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from lessons_analytics import engine, unchanged
+from lessons_analytics import unchanged
 from lessons_analytics.demo import DemoWorkspace, build_demo
 from lessons_analytics.ingestion import ingest, ingest_changed
 from lessons_analytics.sources import discover
@@ -60,7 +60,7 @@ def test_a_rerun_answers_from_the_file_system_with_the_full_runs_report(
     assert imported == []
     unchanged.sidecar(db).unlink()  # the next run goes the whole way and finds nothing new
     slow, imported = _cli(db, ws)
-    assert engine.duckdb.__name__ in imported  # the engine: `_duckdb` under DuckDB >= 2
+    assert "_duckdb" in imported  # the engine alone, not its Python layer
     assert "lessons_analytics.lessonbase.reader" not in imported  # no base changed
     assert quick == slow
     assert slow["files_loaded"] == 0 and slow["lines_loaded"] == 0
