@@ -99,8 +99,8 @@ def delta_sidecar(db_path: Path) -> Path:
 
 # A listing that differs from the files' file in more entries than this, or than a sixteenth
 # of its own, is written whole again: a delta's entries are read one by one, and rewriting
-# the whole listing costs a +1 of D at 1.25 GB (7.7 MB)
-# 20-80 ms: encoding it, writing it, and the file system's flush when it replaces a file.
+# the whole listing costs a +1 of D at 1.25 GB (7.7 MB) 20-80 ms: encoding it, writing it,
+# and the file system's flush when it replaces a file.
 _DELTA_ENTRIES = 4096
 
 
@@ -111,10 +111,10 @@ def _listing_text(files: dict[str, list[int]]) -> bytes:
     return orjson.dumps(files, option=orjson.OPT_SORT_KEYS)
 
 
-def _digest(files: dict[str, list[int]]) -> str:
-    """The listing's digest. (SHA-256 has the CPU's instructions here and is twice
-    blake2b's speed on 8 MB.)"""
-    return hashlib.sha256(_listing_text(files)).hexdigest()
+def _digest_of(text: bytes) -> str:
+    """The digest of a listing's text (``_listing_text``). (SHA-256 has the CPU's
+    instructions here and is twice blake2b's speed on 8 MB.)"""
+    return hashlib.sha256(text).hexdigest()
 
 
 # A +1 compares the listing it made with the one stored by the run before as sets of their
@@ -122,9 +122,9 @@ def _digest(files: dict[str, list[int]]) -> str:
 # listing's 56k strings and lists took 36-60 ms and each of the run's three comparisons of
 # such dicts 10-20 ms; splitting a text into its entries takes 13 ms, their set 2.5 ms and a
 # difference of two sets 5 ms (the question's own text is the one its digest hashed). An
-# entry is
-# ``path":[size,mtime`` as orjson writes it (the same bytes for the same path and numbers,
-# wherever it stands); no key holds ``],"``, as orjson escapes a quote inside a string.
+# entry is ``path":[size,mtime`` as orjson writes it (the same bytes for the same path and
+# numbers, wherever it stands); no key holds ``],"``, as orjson escapes a quote inside a
+# string.
 _BETWEEN_ENTRIES = b'],"'
 _KEY_END = b'":['
 
@@ -293,7 +293,7 @@ def ask(db_path: Path, paths: list[Path], extra_bases: list[Path]) -> Answer:
         if answer.stats is None or stored is None:
             return answer
         answer.listing_text = _listing_text(answer.stats)
-        answer.digest = hashlib.sha256(answer.listing_text).hexdigest()
+        answer.digest = _digest_of(answer.listing_text)
         if answer.digest != stored["files"]["digest"]:
             answer.stored_from = (db_path, stored["files"]["digest"])
             return answer
@@ -423,13 +423,15 @@ def remember(
     # sidecar, which costs the next run its shortcut, never the run itself
     with contextlib.suppress(OSError, TypeError):
         files = report.listing["files"]
-        digest = report.listing_digest or _digest(files)
+        text, digest = _text_and_digest(files, report.listing_digest, asked)
         stored = asked.load_stored() if asked is not None else None
-        delta = _delta(asked, stored, files, digest) if asked is not None and stored else None
+        delta = None
+        if asked is not None and stored is not None:
+            delta = _delta(asked, stored, text, len(files), digest)
         if stored is not None and delta is not None:
             _replace(delta_sidecar(db_path), {"base": stored.digest, "digest": digest, **delta})
-        else:  # entries in any order: only the digest sorts them
-            _write(files_sidecar(db_path), digest.encode("ascii") + b"\n" + orjson.dumps(files))
+        else:
+            _write(files_sidecar(db_path), digest.encode("ascii") + b"\n" + text)
         document = {
             "format": _FORMAT,
             "warehouse": _warehouse_stat(db_path),
@@ -442,18 +444,32 @@ def remember(
         _replace(target, document)
 
 
+def _text_and_digest(
+    files: dict[str, list[int]], digest: str | None, asked: Answer | None
+) -> tuple[bytes, str]:
+    """The listing's text and digest: the question's own when the run remembers the
+    listing the question made (``digest`` is then the question's), else made here once,
+    for the digest, the delta and the files' file alike."""
+    question = asked.listing_text if asked is not None and digest == asked.digest else None
+    if digest is not None and question is not None:
+        return question, digest
+    text = _listing_text(files)
+    return text, _digest_of(text)
+
+
 def _delta(
-    asked: Answer, stored: Stored, files: dict[str, list[int]], digest: str
+    asked: Answer, stored: Stored, text: bytes, count: int, digest: str
 ) -> dict[str, list[str]] | None:
-    """The listing ``files`` (of ``digest``) as the entries to drop from the files' file
-    and to add, or None when they are too many to be worth a delta (``_DELTA_ENTRIES``).
-    When it is the question's own listing (its digest), the question has them already."""
+    """The listing of ``count`` files whose text is ``text`` (of ``digest``) as the entries
+    to drop from the files' file and to add, or None when they are too many to be worth a
+    delta (``_DELTA_ENTRIES``). When it is the question's own listing (its digest), the
+    question has them already."""
     if asked.delta is not None and digest == asked.digest:
         added, dropped = asked.delta
     else:
-        entries = _entries(orjson.dumps(files))
+        entries = _entries(text)
         added, dropped = entries - stored.base, stored.base - entries
-    if len(added) + len(dropped) > min(_DELTA_ENTRIES, len(files) // 16):
+    if len(added) + len(dropped) > min(_DELTA_ENTRIES, count // 16):
         return None
     return {
         "dropped": sorted(entry.decode() for entry in dropped),

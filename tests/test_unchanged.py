@@ -67,6 +67,11 @@ def test_a_rerun_answers_from_the_file_system_with_the_full_runs_report(
     assert slow["sessions"] and slow["bases"] == 3
 
 
+def _digest(files: dict[str, list[int]]) -> str:
+    """The digest the sidecar holds of a listing."""
+    return unchanged._digest_of(unchanged._listing_text(files))
+
+
 def _append_a_line(ws: DemoWorkspace) -> None:
     path = sorted(ws.claude_projects.rglob("*.jsonl"))[0]
     with path.open("a", encoding="utf-8") as handle:
@@ -264,8 +269,8 @@ def test_the_digest_is_the_same_in_any_order() -> None:
     files = {"/t/b.jsonl": [2, 20], "/t/a.jsonl": [1, 10], "/t/c.jsonl": [3, 30]}
     reordered = dict(sorted(files.items()))
     assert list(reordered) != list(files)
-    assert unchanged._digest(files) == unchanged._digest(reordered)
-    assert unchanged._digest(files) != unchanged._digest({**files, "/t/a.jsonl": [1, 11]})
+    assert _digest(files) == _digest(reordered)
+    assert _digest(files) != _digest({**files, "/t/a.jsonl": [1, 11]})
 
 
 def _stored_rows(db: Path) -> list[tuple[object, ...]]:
@@ -332,7 +337,7 @@ def _sidecar_digests(db: Path) -> tuple[str, str, str]:
     claimed = json.loads(delta.read_bytes())["digest"] if delta.exists() else _files_file(db)[0]
     found = unchanged._stored_files(db, claimed)
     assert found is not None
-    return main["files"]["digest"], claimed, unchanged._digest(_stored_listing(found))
+    return main["files"]["digest"], claimed, _digest(_stored_listing(found))
 
 
 def test_the_sidecar_digest_is_always_of_the_files_it_lists(tmp_path: Path) -> None:
