@@ -12,6 +12,7 @@ import pytest
 
 from lessons_analytics import cli
 from tests.support.demo_warehouse import demo_warehouse
+from tests.support.locks import writer_elsewhere
 
 
 @pytest.mark.parametrize("name", sorted(cli._COMMANDS))
@@ -147,12 +148,6 @@ def test_the_report_makes_its_frames_without_the_python_layer(demo_db: str, tmp_
     assert orjson.loads((out / "data.json").read_bytes())["has_data"] is True
 
 
-def _writer_elsewhere(db: str) -> int:
-    """Exit code of opening ``db`` as a writer in another process (DuckDB locks per process)."""
-    code = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"
-    return subprocess.run([sys.executable, "-c", code, db], capture_output=True).returncode
-
-
 @pytest.mark.parametrize(
     ("args", "ahead"),
     [
@@ -178,7 +173,6 @@ def test_a_reading_command_begins_opening_the_warehouse_before_its_import(
         return
     settings, opening = begun
     assert settings.paths.warehouse == Path(demo_db) and opening.read_only
-    assert _writer_elsewhere(demo_db) != 0  # this process holds the file read-only
+    assert writer_elsewhere(demo_db) != 0  # this process holds the file read-only
     ctx.close()  # no command took the connection: the group's context closes it
-    assert _writer_elsewhere(demo_db) == 0
-    del opening
+    assert writer_elsewhere(demo_db) == 0

@@ -3,8 +3,6 @@ the name a plain connect gives it (the readers' and the older code's)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -12,6 +10,7 @@ import pytest
 
 from lessons_analytics import warehouse
 from lessons_analytics.errors import NoWarehouse
+from tests.support.locks import writer_elsewhere
 
 
 def _row_groups(con: duckdb.DuckDBPyConnection, table: str) -> int:
@@ -71,14 +70,6 @@ def test_files_with_rows_are_those_with_a_row_in_any_file_table(tmp_path: Path) 
     assert warehouse.files_with_rows(con, []) == []
 
 
-def _writer_elsewhere(db: Path) -> subprocess.CompletedProcess[str]:
-    """Open ``db`` as a writer in another process (DuckDB's file lock is per process)."""
-    code = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"
-    return subprocess.run(
-        [sys.executable, "-c", code, str(db)], capture_output=True, text=True, check=False
-    )
-
-
 def test_an_opening_hands_its_connection_over_once(tmp_path: Path) -> None:
     db = tmp_path / "w.duckdb"
     with warehouse.Opening(db) as opening:
@@ -88,9 +79,9 @@ def test_an_opening_hands_its_connection_over_once(tmp_path: Path) -> None:
         con.execute("create table t as select 1 as i")
     # taken: the caller's to close, and still open after the opening is left
     assert con.execute("select i from t").fetchall() == [(1,)]
-    assert _writer_elsewhere(db).returncode != 0  # this process still holds the file
+    assert writer_elsewhere(db) != 0  # this process still holds the file
     con.close()
-    assert _writer_elsewhere(db).returncode == 0
+    assert writer_elsewhere(db) == 0
 
 
 def test_an_opening_never_taken_is_closed_and_keeps_its_error(tmp_path: Path) -> None:
@@ -99,7 +90,7 @@ def test_an_opening_never_taken_is_closed_and_keeps_its_error(tmp_path: Path) ->
     with warehouse.Opening(db) as untaken:
         pass  # e.g. the caller's imports failed before it took the connection
     # closed, not left to the garbage collector: ``untaken`` is still referenced here
-    assert _writer_elsewhere(db).returncode == 0, "the untaken writer still holds the file"
+    assert writer_elsewhere(db) == 0, "the untaken writer still holds the file"
     del untaken
     # connect's error is raised where the connection is taken, and only there
     missing = tmp_path / "missing.duckdb"
