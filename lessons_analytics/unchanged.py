@@ -117,26 +117,111 @@ def _digest_of(text: bytes) -> str:
     return hashlib.sha256(text).hexdigest()
 
 
-# A +1 compares the listing it made with the one stored by the run before as sets of their
-# entries' JSON texts, not as dicts: at 55,900 files (D at 1.25 GB) building the stored
-# listing's 56k strings and lists took 36-60 ms and each of the run's three comparisons of
-# such dicts 10-20 ms; splitting a text into its entries takes 13 ms, their set 2.5 ms and a
-# difference of two sets 5 ms (the question's own text is the one its digest hashed). An
-# entry is ``path":[size,mtime`` as orjson writes it (the same bytes for the same path and
-# numbers, wherever it stands); no key holds ``],"``, as orjson escapes a quote inside a
-# string.
+# A +1 compares the listing it made with the one stored by the run before as their JSON texts,
+# which are the same bytes for the same entries: both are sorted by path (``_listing_text``)
+# and an entry, ``path":[size,mtime``, reads the same wherever it stands. So the two texts
+# are walked side by side (``_differences``), long runs of equal bytes compared in C 64 KB
+# at a time, and only where they differ are entries cut out and compared one by one. At
+# 55,900 files (D at 1.25 GB) a set of each text's 56k entries cost 85 ms of a +1: splitting
+# the two texts copies 15 MB into new memory, which this machine pays for in page faults
+# (17 ms a split). No key holds ``],"``, as orjson escapes a quote inside a string.
 _BETWEEN_ENTRIES = b'],"'
 _KEY_END = b'":['
+_BLOCK = 65536  # bytes compared at once while the texts agree
 
 
-def _entries(text: bytes) -> set[bytes]:
-    """The entries of a listing's JSON text (``orjson.dumps`` of path -> [size, mtime]).
-    Raises ValueError for a text that is not one whole listing (a file cut short)."""
-    if text == b"{}":
-        return set()
-    if not (text.startswith(b'{"') and text.endswith(b"]}")):
+def _region(text: bytes, offset: int) -> tuple[int, int]:
+    """Where the entries of the listing's JSON text at ``offset`` in ``text`` (to its end)
+    lie: ``text[start:end]`` is them joined by ``],"`` (empty for ``{}``). Raises ValueError
+    for a text that is not one whole listing (a file cut short)."""
+    if len(text) - offset == 2 and text.endswith(b"{}"):
+        return len(text), len(text)
+    if not (text.startswith(b'{"', offset) and text.endswith(b"]}")):
         raise ValueError("not a listing's text")
-    return set(text[2:-2].split(_BETWEEN_ENTRIES))
+    return offset + 2, len(text) - 2
+
+
+def _same_length(a_text: bytes, a: int, a_end: int, b_text: bytes, b: int, b_end: int) -> int:
+    """The length of the longest common prefix of ``a_text[a:a_end]`` and
+    ``b_text[b:b_end]``: blocks of ``_BLOCK`` bytes while they agree, then halves of the
+    block that does not."""
+    limit = min(a_end - a, b_end - b)
+    same, step = 0, _BLOCK
+    while same < limit:
+        size = min(step, limit - same)
+        if b_text.startswith(a_text[a + same : a + same + size], b + same):
+            same += size
+        elif size == 1:
+            break
+        else:
+            step = size // 2
+    return same
+
+
+def _entry(text: bytes, start: int, end: int) -> tuple[bytes, int]:
+    """The entry at ``start`` of a listing's entries ending at ``end``, and where the next
+    one starts (``end`` after the last)."""
+    cut = text.find(_BETWEEN_ENTRIES, start, end)
+    if cut == -1:
+        return text[start:end], end
+    return text[start:cut], cut + len(_BETWEEN_ENTRIES)
+
+
+def _entry_key(entry: bytes) -> bytes | str:
+    """What orders an entry in its listing: the key's bytes, as orjson sorts keys by their
+    UTF-8 bytes, which order its text the same way unless an escape stands in it (a quote,
+    a backslash or a control character), and then the key itself."""
+    key = entry.rpartition(_KEY_END)[0]
+    if b"\\" in key:
+        decoded: str = orjson.loads(b'"' + key + b'"')
+        return decoded
+    return key
+
+
+def _precedes(one: bytes, other: bytes) -> bool:
+    """Whether entry ``one`` stands before entry ``other`` in a listing sorted by path."""
+    first, second = _entry_key(one), _entry_key(other)
+    if isinstance(first, bytes) and isinstance(second, bytes):
+        return first < second
+    as_text = [k if isinstance(k, str) else k.decode() for k in (first, second)]
+    return as_text[0] < as_text[1]
+
+
+def _differences(
+    a_text: bytes, a: int, a_end: int, b_text: bytes, b: int, b_end: int
+) -> tuple[set[bytes], set[bytes]]:
+    """The entries of the listing entries ``a_text[a:a_end]`` that ``b_text[b:b_end]``
+    lacks, and those it lacks of them (``_region``), walking both at once: the same bytes
+    are skipped, and where they part the entries are merged by path. An entry is passed
+    over only where the other text holds the very same bytes, so whatever the texts' order
+    every entry one lacks is found; sorted by path, as every listing text is, nothing else
+    is."""
+    a_only: set[bytes] = set()
+    b_only: set[bytes] = set()
+    while a < a_end and b < b_end:
+        same = _same_length(a_text, a, a_end, b_text, b, b_end)
+        if a + same == a_end and b + same == b_end:
+            return a_only, b_only
+        # back to the start of the entry the texts part in (it is an entry's in both)
+        cut = a_text.rfind(_BETWEEN_ENTRIES, a, a + same)
+        if cut != -1:
+            b += cut + len(_BETWEEN_ENTRIES) - a
+            a = cut + len(_BETWEEN_ENTRIES)
+        a_entry, a_next = _entry(a_text, a, a_end)
+        b_entry, b_next = _entry(b_text, b, b_end)
+        if a_entry == b_entry:
+            a, b = a_next, b_next
+        elif _precedes(a_entry, b_entry):
+            a_only.add(a_entry)
+            a = a_next
+        else:  # b's comes first, or it is the same path at another size or mtime
+            b_only.add(b_entry)
+            b = b_next
+    if a < a_end:
+        a_only.update(a_text[a:a_end].split(_BETWEEN_ENTRIES))
+    if b < b_end:
+        b_only.update(b_text[b:b_end].split(_BETWEEN_ENTRIES))
+    return a_only, b_only
 
 
 def _entry_path(entry: bytes) -> str:
@@ -148,13 +233,22 @@ def _entry_path(entry: bytes) -> str:
 
 @dataclass
 class Stored:
-    """The listing the sidecar remembers, as the entries ``_entries`` reads: the files'
-    file's (``base``, with its digest), less the delta's ``dropped`` and with its ``added``."""
+    """The listing the sidecar remembers: the files' file's (its digest, and its bytes
+    ``text`` whose entries are ``text[start:end]``, ``_region``), less the delta's
+    ``dropped`` entries and with its ``added``."""
 
     digest: str  # the files' file's
-    base: set[bytes]
+    text: bytes
+    start: int
+    end: int
     dropped: set[bytes] = field(default_factory=set)
     added: set[bytes] = field(default_factory=set)
+
+    def differences(self, listing_text: bytes) -> tuple[set[bytes], set[bytes]]:
+        """The entries of ``listing_text`` (a listing's JSON text) that the files' file
+        lacks, and those of the files' file that it lacks."""
+        start, end = _region(listing_text, 0)
+        return _differences(listing_text, start, end, self.text, self.start, self.end)
 
 
 def _arguments(paths: list[Path], extra_bases: list[Path]) -> dict[str, list[str]]:
@@ -261,12 +355,13 @@ class Answer:
             stored = self.load_stored()
             if stored is None or self.listing_text is None:
                 return None
-            now = _entries(self.listing_text)
-            self.delta = (now - stored.base, stored.base - now)
+            added, dropped = self.delta = stored.differences(self.listing_text)
             # now less the stored listing: what the files' file lacks or the delta dropped,
-            # less what the delta added
-            differ = (self.delta[0] | (now & stored.dropped)) - stored.added
-            self._changed = sorted(map(_entry_path, differ))
+            # less what the delta added; an entry the delta dropped is now's unless the
+            # files' file alone holds it (the delta drops only entries of that file)
+            differ = (added | (stored.dropped - dropped)) - stored.added
+            listed = self.stats or {}
+            self._changed = sorted(p for p in map(_entry_path, differ) if p in listed)
         return self._changed
 
 
@@ -328,8 +423,9 @@ def _stored_files(db_path: Path, digest: str) -> Stored | None:
     files' file's when their digests agree, else that file's with the delta's entries
     dropped and added, when the delta says it was made from that file to that digest."""
     try:
-        line, _, text = files_sidecar(db_path).read_bytes().partition(b"\n")
-        stored = Stored(line.decode("ascii"), _entries(text))
+        text = files_sidecar(db_path).read_bytes()
+        line_end = text.index(b"\n")
+        stored = Stored(text[:line_end].decode("ascii"), text, *_region(text, line_end + 1))
         if stored.digest == digest:
             return stored
         delta = orjson.loads(delta_sidecar(db_path).read_bytes())
@@ -467,8 +563,7 @@ def _delta(
     if asked.delta is not None and digest == asked.digest:
         added, dropped = asked.delta
     else:
-        entries = _entries(text)
-        added, dropped = entries - stored.base, stored.base - entries
+        added, dropped = stored.differences(text)
     if len(added) + len(dropped) > min(_DELTA_ENTRIES, count // 16):
         return None
     return {

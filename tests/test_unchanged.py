@@ -214,7 +214,7 @@ def _files_file(db: Path) -> tuple[str, dict[str, list[int]]]:
 
 
 def _listing_of(entries: set[bytes]) -> dict[str, list[int]]:
-    """The listing whose entries ``unchanged._entries`` read as these."""
+    """The listing whose entries ``_entries`` reads as these."""
     if not entries:
         return {}
     listing: dict[str, list[int]] = orjson.loads(b'{"' + b'],"'.join(entries) + b"]}")
@@ -222,9 +222,16 @@ def _listing_of(entries: set[bytes]) -> dict[str, list[int]]:
     return listing
 
 
+def _entries(text: bytes) -> set[bytes]:
+    """The entries of a listing's JSON text, as ``unchanged`` cuts them out."""
+    start, end = unchanged._region(text, 0)
+    return set(text[start:end].split(b'],"')) if start < end else set()
+
+
 def _stored_listing(found: unchanged.Stored) -> dict[str, list[int]]:
     """The listing a stored one stands for: the files' file's, with the delta applied."""
-    return _listing_of((found.base - found.dropped) | found.added)
+    text = found.text[found.start - 2 : found.end + 2] if found.start < found.end else b"{}"
+    return _listing_of((_entries(text) - found.dropped) | found.added)
 
 
 def test_the_no_op_answer_compares_a_digest_not_the_listing(
@@ -440,29 +447,97 @@ def test_a_few_changed_files_are_remembered_as_a_delta_of_the_listing(tmp_path: 
     assert unchanged.check(db, ws.sources, []) is not None
 
 
-def test_listings_compare_as_their_entries_texts_whatever_the_paths_hold() -> None:
-    """``_entries`` and ``_entry_path`` give what a comparison of the dicts gives, also for
-    names holding the texts they split at, quotes, backslashes, control characters and
-    non-ASCII, and for numbers of any size."""
+def _differences(now: bytes, stored: bytes) -> tuple[set[bytes], set[bytes]]:
+    start, end = unchanged._region(now, 0)
+    stored_start, stored_end = unchanged._region(stored, 0)
+    return unchanged._differences(now, start, end, stored, stored_start, stored_end)
+
+
+def test_only_listed_files_are_said_to_have_changed(tmp_path: Path) -> None:
+    """A delta that drops an entry its files' file never held (none is written so, but its
+    digests can be copied) does not make the run load a file outside the listing."""
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "warehouse.duckdb"
+    ingest(db, ws.sources)
+    outside = tmp_path / "elsewhere" / "00000000-0000-4000-8000-00000000beef.jsonl"
+    outside.parent.mkdir()
+    outside.write_bytes(sorted(ws.claude_projects.rglob("*.jsonl"))[0].read_bytes())
+    _append_a_line(ws)
+    asked = unchanged.ask(db, ws.sources, [])
+    assert asked.digest is not None
+    forged = orjson.dumps({str(outside): [1, 2]})[2:-2].decode()
+    base = _files_file(db)[0]
+    delta = {"base": base, "digest": asked.digest, "dropped": [forged], "added": []}
+    unchanged.delta_sidecar(db).write_bytes(json.dumps(delta).encode())
+    asked.stored_from = (db, asked.digest)  # as when the sidecar names that digest
+    appended = str(sorted(ws.claude_projects.rglob("*.jsonl"))[0])
+    assert asked.changed() == [appended]
+
+
+def test_listings_compare_as_their_texts_whatever_the_paths_hold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Walking two listings' texts side by side finds the entries a set of each text's
+    entries finds, and the paths a comparison of the dicts finds, also for names holding the
+    texts the walk cuts at, quotes, backslashes, control characters and non-ASCII, numbers
+    of any size, and blocks of a few bytes that end anywhere in an entry. Texts in another
+    order (none is written so) may show more entries, never fewer."""
     import random
 
     odd = ['a],"b', 'q"":[x', "back\\slash", "new\nline", "tab\t", "é/日本", "\x00", '":[', "]}"]
+    odd += ["/p/é", "/p/z", "/p/\x7f", "/p/\\", '/p/"', "/p/~"]  # orders that escapes change
     rng = random.Random(14)
-    for _ in range(200):
-        names = rng.sample(odd + [f"/p/{i}.jsonl" for i in range(20)], rng.randint(0, 12))
+    sort = orjson.OPT_SORT_KEYS
+    for trial in range(600):
+        monkeypatch.setattr(unchanged, "_BLOCK", rng.choice([1, 2, 3, 7, 64, 65536]))
+        names = rng.sample(odd + [f"/p/{i}.jsonl" for i in range(40)], rng.randint(0, 30))
         before = {n: [rng.randint(0, 3), rng.choice([0, 1, 2**62])] for n in names}
-        after = {
-            n: [rng.randint(0, 3), rng.choice([0, 1, 2**62])]
-            for n in rng.sample(names, len(names) // 2)
-        }
-        after.update({n: [1, 1] for n in rng.sample(odd, 2)})
+        after = dict(before) if trial % 3 else {}
+        for n in rng.sample(names, rng.randint(0, len(names))):
+            after[n] = [rng.randint(0, 3), rng.choice([0, 1, 2**62])]
+        after.update({n: [1, 1] for n in rng.sample(odd, rng.randint(0, 3))})
+        for n in rng.sample(list(after), rng.randint(0, len(after) // 3)):
+            del after[n]
         expected = sorted(path for path, stat in after.items() if before.get(path) != stat)
-        differ = unchanged._entries(orjson.dumps(after)) - unchanged._entries(orjson.dumps(before))
-        assert sorted(map(unchanged._entry_path, differ)) == expected
-        assert _listing_of(unchanged._entries(orjson.dumps(before))) == before
-    assert unchanged._entries(b"{}") == set()
-    with pytest.raises(ValueError):
-        unchanged._entries(orjson.dumps({"a": [1, 2], "b": [3, 4]})[:-3])
+        now, stored = orjson.dumps(after, option=sort), orjson.dumps(before, option=sort)
+        added, dropped = _differences(now, stored)
+        assert added == _entries(now) - _entries(stored)
+        assert dropped == _entries(stored) - _entries(now)
+        assert sorted(map(unchanged._entry_path, added)) == expected
+        assert _listing_of(_entries(stored)) == before
+        unsorted_added, unsorted_dropped = _differences(orjson.dumps(after), orjson.dumps(before))
+        assert unsorted_added >= added and unsorted_dropped >= dropped
+    assert _differences(b"{}", b"{}") == (set(), set())
+    for cut in (b'{"a":[1,2],"b":[3,4', b'{"a":[1,2', b"{", b"", b'{"a":[1,2]} '):
+        with pytest.raises(ValueError):
+            unchanged._region(cut, 0)
+
+
+def test_the_walk_cuts_out_only_the_entries_where_the_listings_part(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What a +1 pays for comparing listings grows with what changed, not with the files:
+    the texts' equal runs are passed over whole, and only the entries around a change are
+    cut out (the entry that changed and, at most, the one before it)."""
+    cut: list[bytes] = []
+    entry = unchanged._entry
+
+    def counted(text: bytes, start: int, end: int) -> tuple[bytes, int]:
+        found = entry(text, start, end)
+        cut.append(found[0])
+        return found
+
+    monkeypatch.setattr(unchanged, "_entry", counted)
+    before = {f"/p/{i:05}.jsonl": [i, 10**18 + i] for i in range(5000)}
+    after = {**before, "/p/02500.jsonl": [1, 2], "/p/04000x.jsonl": [3, 4]}
+    del after["/p/01000.jsonl"]
+    now, stored = (
+        orjson.dumps(listing, option=orjson.OPT_SORT_KEYS) for listing in (after, before)
+    )
+    added, dropped = _differences(now, stored)
+    assert sorted(map(unchanged._entry_path, added)) == ["/p/02500.jsonl", "/p/04000x.jsonl"]
+    assert sorted(map(unchanged._entry_path, dropped)) == ["/p/01000.jsonl", "/p/02500.jsonl"]
+    assert len(cut) <= 2 * 2 * 3  # two entries a side at each of the three changes
 
 
 def test_a_listed_file_the_loader_does_not_take_is_never_remembered(tmp_path: Path) -> None:
