@@ -480,8 +480,9 @@ def test_listings_compare_as_their_texts_whatever_the_paths_hold(
     """Walking two listings' texts side by side finds the entries a set of each text's
     entries finds, and the paths a comparison of the dicts finds, also for names holding the
     texts the walk cuts at, quotes, backslashes, control characters and non-ASCII, numbers
-    of any size, and blocks of a few bytes that end anywhere in an entry. Texts in another
-    order (none is written so) may show more entries, never fewer."""
+    of any size, blocks of a few bytes that end anywhere in an entry, and walks that hand
+    the rest to sets after a few differences. Texts in another order (none is written so)
+    may show more entries, never fewer."""
     import random
 
     odd = ['a],"b', 'q"":[x', "back\\slash", "new\nline", "tab\t", "é/日本", "\x00", '":[', "]}"]
@@ -490,6 +491,7 @@ def test_listings_compare_as_their_texts_whatever_the_paths_hold(
     sort = orjson.OPT_SORT_KEYS
     for trial in range(600):
         monkeypatch.setattr(unchanged, "_BLOCK", rng.choice([1, 2, 3, 7, 64, 65536]))
+        monkeypatch.setattr(unchanged, "_WALKED_DIFFERENCES", rng.choice([0, 1, 3, 1024]))
         names = rng.sample(odd + [f"/p/{i}.jsonl" for i in range(40)], rng.randint(0, 30))
         before = {n: [rng.randint(0, 3), rng.choice([0, 1, 2**62])] for n in names}
         after = dict(before) if trial % 3 else {}
@@ -518,7 +520,8 @@ def test_the_walk_cuts_out_only_the_entries_where_the_listings_part(
 ) -> None:
     """What a +1 pays for comparing listings grows with what changed, not with the files:
     the texts' equal runs are passed over whole, and only the entries around a change are
-    cut out (the entry that changed and, at most, the one before it)."""
+    cut out (the entry that changed and, at most, the one before it); and no more than a
+    budget of them when most changed."""
     cut: list[bytes] = []
     entry = unchanged._entry
 
@@ -538,6 +541,13 @@ def test_the_walk_cuts_out_only_the_entries_where_the_listings_part(
     assert sorted(map(unchanged._entry_path, added)) == ["/p/02500.jsonl", "/p/04000x.jsonl"]
     assert sorted(map(unchanged._entry_path, dropped)) == ["/p/01000.jsonl", "/p/02500.jsonl"]
     assert len(cut) <= 2 * 2 * 3  # two entries a side at each of the three changes
+
+    cut.clear()  # every file touched: past a budget of differences, the rest goes to sets
+    touched = {path: [size, mtime + 1] for path, (size, mtime) in before.items()}
+    now = orjson.dumps(touched, option=orjson.OPT_SORT_KEYS)
+    added, dropped = _differences(now, stored)
+    assert len(added) == len(dropped) == 5000
+    assert len(cut) <= 2 * (unchanged._WALKED_DIFFERENCES + 2)
 
 
 def test_a_listed_file_the_loader_does_not_take_is_never_remembered(tmp_path: Path) -> None:
