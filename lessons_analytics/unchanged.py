@@ -146,7 +146,7 @@ def _region(text: bytes, offset: int) -> tuple[int, int]:
     return offset + 2, len(text) - 2
 
 
-def _same_length(a_text: bytes, a: int, a_end: int, b_text: bytes, b: int, b_end: int) -> int:
+def _shared_prefix(a_text: bytes, a: int, a_end: int, b_text: bytes, b: int, b_end: int) -> int:
     """The length of the longest common prefix of ``a_text[a:a_end]`` and
     ``b_text[b:b_end]``: blocks of ``_BLOCK`` bytes while they agree, then halves of the
     block that does not."""
@@ -201,7 +201,7 @@ def _differences(
     a_only: set[bytes] = set()
     b_only: set[bytes] = set()
     while a < a_end and b < b_end and len(a_only) + len(b_only) <= _WALKED_DIFFERENCES:
-        same = _same_length(a_text, a, a_end, b_text, b, b_end)
+        same = _shared_prefix(a_text, a, a_end, b_text, b, b_end)
         if a + same == a_end and b + same == b_end:
             return a_only, b_only
         # back to the start of the entry the texts part in (it is an entry's in both)

@@ -1,18 +1,19 @@
 """Cold ingest and +1 session of two checkouts, alternating, run by hand (never by CI):
 
     .venv/bin/python tests/bench/bench_pair.py BEFORE AFTER [--work /tmp/la-speed-bench]
-        [--cold 3] [--plus 5] [--commands 0]
+        [--scale 0.25] [--cold 3] [--plus 5] [--commands 0]
 
 BEFORE and AFTER are checkouts (e.g. `git archive 5fafd54 | tar -x -C /tmp/before`). On the
-corpora `tests/bench/bench_speed.py --keep` left in --work (R is amplified again when the
-scaling step removed it), each warehouse is built cold --cold times and then takes --plus
-new sessions, the two checkouts alternating and swapping who goes first, so a machine that
-drifts (this one does) slows both alike. Prints wall and CPU seconds (whole process, workers
-included), medians; the first +1 after a cold build pays DuckDB's one-off merge of the row
-groups a parallel load leaves and is left out of the +1 median. With --commands N, each
-checkout's D warehouse then answers `report` and the analysis commands of bench_speed.py N
-times, alternating too (a machine that drifts between two bench_speed.py runs makes their
-tables disagree by more than the change). Nothing here asserts a time.
+corpora `tests/bench/bench_speed.py --keep` left in --work (R is amplified again, at --scale,
+when the scaling step removed it: give the scale that run used), each warehouse is built cold
+--cold times and then takes --plus new sessions, the two checkouts alternating and swapping who
+goes first, so a machine that drifts (this one does) slows both alike. Prints wall and CPU
+seconds (whole process, workers included), medians; the first +1 after a cold build pays
+DuckDB's one-off merge of the row groups a parallel load leaves and is left out of the +1
+median. With --commands N, each checkout's D warehouse then answers `report` and the analysis
+commands of bench_speed.py N times, alternating too (a machine that drifts between two
+bench_speed.py runs makes their tables disagree by more than the change). Nothing here asserts
+a time.
 """
 
 from __future__ import annotations
