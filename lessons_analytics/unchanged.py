@@ -356,13 +356,18 @@ class Answer:
             stored = self.load_stored()
             if stored is None or self.listing_text is None:
                 return None
-            added, dropped = self.delta = stored.differences(self.listing_text)
-            # now less the stored listing: what the files' file lacks or the delta dropped,
-            # less what the delta added; an entry the delta dropped is now's unless the
-            # files' file alone holds it (the delta drops only entries of that file)
-            differ = (added | (stored.dropped - dropped)) - stored.added
             listed = self.stats or {}
-            self._changed = sorted(p for p in map(_entry_path, differ) if p in listed)
+            try:
+                added, dropped = stored.differences(self.listing_text)
+                # now less the stored listing: what the files' file lacks or the delta
+                # dropped, less what the delta added; an entry the delta dropped is now's
+                # unless the files' file alone holds it (it drops only entries of that file)
+                differ = (added | (stored.dropped - dropped)) - stored.added
+                changed = sorted(p for p in map(_entry_path, differ) if p in listed)
+            except ValueError:  # a key that is no JSON string: not this code's files' file
+                self.stored = None  # raw_files says what is loaded, as with no sidecar
+                return None
+            self.delta, self._changed = (added, dropped), changed
         return self._changed
 
 
@@ -561,16 +566,19 @@ def _delta(
     to drop from the files' file and to add, or None when they are too many to be worth a
     delta (``_DELTA_ENTRIES``). When it is the question's own listing (its digest), the
     question has them already."""
-    if asked.delta is not None and digest == asked.digest:
-        added, dropped = asked.delta
-    else:
-        added, dropped = stored.differences(text)
-    if len(added) + len(dropped) > min(_DELTA_ENTRIES, count // 16):
+    try:
+        if asked.delta is not None and digest == asked.digest:
+            added, dropped = asked.delta
+        else:
+            added, dropped = stored.differences(text)
+        if len(added) + len(dropped) > min(_DELTA_ENTRIES, count // 16):
+            return None
+        return {
+            "dropped": sorted(entry.decode() for entry in dropped),
+            "added": sorted(entry.decode() for entry in added),
+        }
+    except ValueError:  # a files' file this code did not write (not UTF-8): written whole
         return None
-    return {
-        "dropped": sorted(entry.decode() for entry in dropped),
-        "added": sorted(entry.decode() for entry in added),
-    }
 
 
 def _replace(target: Path, document: dict[str, Any]) -> None:

@@ -474,6 +474,31 @@ def test_only_listed_files_are_said_to_have_changed(tmp_path: Path) -> None:
     assert asked.changed() == [appended]
 
 
+@pytest.mark.parametrize("bad", [b"\\q", b"\xff"], ids=["bad escape", "not UTF-8"])
+def test_a_files_file_this_code_did_not_write_never_stops_the_run(
+    tmp_path: Path, bad: bytes
+) -> None:
+    """A files' file whose digest's line holds but whose text was altered (a key that is no
+    JSON string) is not this code's: the run reads raw_files instead, as with no sidecar,
+    loads what changed, and writes the listing whole again."""
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "warehouse.duckdb"
+    ingest(db, ws.sources)
+    files = unchanged.files_sidecar(db)
+    appended = sorted(ws.claude_projects.rglob("*.jsonl"))[0]
+    key = orjson.dumps(str(appended))[1:-1]
+    altered = files.read_bytes().replace(key + b'":[', key[:-6] + bad + b'.jsonl":[')
+    assert bad in altered
+    files.write_bytes(altered)
+    _append_a_line(ws)
+    asked = unchanged.ask(db, ws.sources, [])
+    if bad == b"\\q":  # the walk meets the key: as with no files' file
+        assert asked.changed() is None and asked.load_stored() is None
+    assert ingest_changed(db, ws.sources, [], asked=asked).files_loaded == 1
+    assert bad not in files.read_bytes()
+    assert unchanged.check(db, ws.sources, []) is not None
+
+
 def test_listings_compare_as_their_texts_whatever_the_paths_hold(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
