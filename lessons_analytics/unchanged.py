@@ -100,8 +100,11 @@ def delta_sidecar(db_path: Path) -> Path:
 # A listing that differs from the files' file in more entries than this, or than a sixteenth
 # of its own, is written whole again: a delta's entries are read one by one, and rewriting
 # the whole listing costs a +1 of D at 1.25 GB (7.7 MB) 20-80 ms: encoding it, writing it,
-# and the file system's flush when it replaces a file.
-_DELTA_ENTRIES = 4096
+# and the file system's flush when it replaces a file. Each +1 walks its listing against
+# the files' file (``_differences``), which compares past this many differences as sets
+# (85 ms on D): a delta kept under it keeps every walk short, for a whole listing written
+# once every thousand-odd changed entries (it was 4,096: the runs between paid the sets).
+_DELTA_ENTRIES = 1024
 
 
 def _listing_text(files: dict[str, list[int]]) -> bytes:
@@ -128,11 +131,12 @@ def _digest_of(text: bytes) -> str:
 _BETWEEN_ENTRIES = b'],"'
 _KEY_END = b'":['
 _BLOCK = 65536  # bytes compared at once while the texts agree
-# Past this many entries found on either side, the rest of the two texts is compared as sets
-# of their entries: a change costs the walk some 30 us (a block halved down to the byte where
-# the texts part, then the entries there), and a set of D's 56k entries costs 85 ms in all,
-# so a run that touched most files (a restore, a copy) is not walked entry by entry.
-_WALKED_DIFFERENCES = 1024
+# Past as many entries found on either side as a delta may hold, the rest of the two texts is
+# compared as sets of their entries: a change costs the walk some 30 us (a block halved down
+# to the byte where the texts part, then the entries there), and a set of D's 56k entries
+# costs 85 ms in all, so a run that touched most files (a restore, a copy) is not walked
+# entry by entry.
+_WALKED_DIFFERENCES = _DELTA_ENTRIES
 
 
 def _region(text: bytes, offset: int) -> tuple[int, int]:

@@ -499,6 +499,29 @@ def test_a_files_file_this_code_did_not_write_never_stops_the_run(
     assert unchanged.check(db, ws.sources, []) is not None
 
 
+def test_a_delta_holds_no_more_entries_than_the_walk_compares_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``_DELTA_ENTRIES`` differences (here 1) from the files' file the listing is
+    written whole, so the next +1 walks from a fresh files' file rather than comparing the
+    rest of a long delta as sets."""
+    monkeypatch.setattr(unchanged, "_DELTA_ENTRIES", 1)
+    ws = build_demo(tmp_path / "demo")
+    db = tmp_path / "warehouse.duckdb"
+    ingest(db, ws.sources)
+    whole = unchanged.files_sidecar(db).read_bytes()
+    _new_transcript(ws)  # one entry added
+    ingest(db, ws.sources)
+    assert unchanged.delta_sidecar(db).exists()
+    assert unchanged.files_sidecar(db).read_bytes() == whole
+    touched = sorted(ws.claude_projects.rglob("*.jsonl"))[-1]  # one the files' file holds
+    os.utime(touched, ns=(0, os.stat(touched).st_mtime_ns + 10**9))
+    ingest(db, ws.sources)  # its entry dropped and added: three from the files' file
+    assert not unchanged.delta_sidecar(db).exists()
+    assert unchanged.files_sidecar(db).read_bytes() != whole
+    assert _remembered(db) == _listing_now(ws)
+
+
 def test_listings_compare_as_their_texts_whatever_the_paths_hold(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
