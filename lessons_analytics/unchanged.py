@@ -176,21 +176,15 @@ def _entry(text: bytes, start: int, end: int) -> tuple[bytes, int]:
     return text[start:cut], cut + len(_BETWEEN_ENTRIES)
 
 
-def _entry_key(entry: bytes) -> bytes | str:
-    """What orders an entry in its listing: the key's bytes, as orjson sorts keys by their
-    UTF-8 bytes, which order its text the same way unless an escape stands in it (a quote,
-    a backslash or a control character), and then the key itself."""
-    key = entry.rpartition(_KEY_END)[0]
-    return _entry_path(entry) if b"\\" in key else key
-
-
 def _precedes(one: bytes, other: bytes) -> bool:
-    """Whether entry ``one`` stands before entry ``other`` in a listing sorted by path."""
-    first, second = _entry_key(one), _entry_key(other)
-    if isinstance(first, bytes) and isinstance(second, bytes):
-        return first < second
-    as_text = [k if isinstance(k, str) else k.decode() for k in (first, second)]
-    return as_text[0] < as_text[1]
+    """Whether entry ``one`` stands before entry ``other`` in a listing sorted by path. orjson
+    sorts keys by their UTF-8 bytes, which order the keys' text the same way unless an
+    escape stands in one (a quote, a backslash or a control character): then the paths
+    themselves are compared."""
+    first, second = one.rpartition(_KEY_END)[0], other.rpartition(_KEY_END)[0]
+    if b"\\" in first or b"\\" in second:
+        return _entry_path(one) < _entry_path(other)
+    return first < second
 
 
 def _differences(
