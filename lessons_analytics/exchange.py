@@ -46,7 +46,7 @@ from lessons_analytics.engine import duckdb, with_relations
 from lessons_analytics.errors import LessonsAnalyticsError
 from lessons_analytics.load import file_id_of
 from lessons_analytics.schema import BASE_TABLES, RAW_TABLES
-from lessons_analytics.sqlfiles import quote_identifier, sql_root
+from lessons_analytics.sqlfiles import models_fingerprint, quote_identifier, sql_root
 
 SCHEMA_VERSION = "lessons-analytics/parquet/1"
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
@@ -274,7 +274,7 @@ def import_parquet(db_path: Path, folders: list[Path]) -> ImportReport:
             con.execute("delete from meta_imports")
             con.executemany("insert into meta_imports values (?)", [[str(f)] for f in every])
             transform.build(con)
-            refresh.record_build(con, transform.models_fingerprint())
+            refresh.record_build(con, models_fingerprint())
             con.commit()
         except BaseException:
             con.rollback()

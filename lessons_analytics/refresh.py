@@ -25,7 +25,7 @@ from lessons_analytics import transform
 from lessons_analytics.engine import duckdb
 from lessons_analytics.lessonbase.loading import LINK_TABLE, BaseRefresh
 from lessons_analytics.schema import BASE_TABLES, META_TABLES, RAW_TABLES
-from lessons_analytics.sqlfiles import layer_files, quote_identifier
+from lessons_analytics.sqlfiles import layer_files, models_fingerprint, quote_identifier
 from lessons_analytics.transform import model_body, model_header
 
 _TOUCHED = "touched_lines"
@@ -39,7 +39,7 @@ class Refresh:
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
         self.paths = layer_files()  # read and ordered once, for the fingerprint and the build
-        self.models = transform.models_fingerprint(self.paths)
+        self.models = models_fingerprint(self.paths)
         self.built_with = built_with(con)
         # which sessions change matters only to an incremental refresh; a first build or a
         # model upgrade rebuilds everything anyway

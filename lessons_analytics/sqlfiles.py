@@ -71,6 +71,18 @@ def digest_models(digest: Any, paths: list[Path] | None = None) -> None:
         digest.update(path.read_bytes())
 
 
+def models_fingerprint(paths: list[Path] | None = None) -> str:
+    """Changes when any model file changes (its layer, name or text), so an upgrade
+    rebuilds the layers. ``paths``: the model files, when the caller has them (in any order:
+    they are read by layer and name, so a command's stale check need not order them for the
+    build, which reads every file for its references)."""
+    import hashlib  # here: what imports this module only to find its SQL does without it
+
+    digest = hashlib.blake2b(digest_size=16)
+    digest_models(digest, paths)
+    return digest.hexdigest()
+
+
 def layer_files() -> list[Path]:
     """Every model file in build order: layer by layer, and inside a layer each model after
     the models of that layer it names (then by name)."""

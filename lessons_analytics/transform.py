@@ -13,12 +13,11 @@ rather than rebuild; this module builds every model whole.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from lessons_analytics import sqlheader
 from lessons_analytics.engine import duckdb
-from lessons_analytics.sqlfiles import digest_models, layer_files, quote_identifier
+from lessons_analytics.sqlfiles import layer_files, quote_identifier
 
 
 def build(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -104,13 +103,3 @@ def model_header(path: Path, body: str) -> sqlheader.Header:
 def materialization(path: Path, body: str) -> str:
     """``view``, ``table`` or ``temp``: the ``materialized`` of ``model_header``."""
     return model_header(path, body).materialized
-
-
-def models_fingerprint(paths: list[Path] | None = None) -> str:
-    """Changes when any model file changes (its layer, name or text), so an upgrade
-    rebuilds the layers. ``paths``: the model files, when the caller has them (in any order:
-    they are read by layer and name, so a command's stale check need not order them for the
-    build, which reads every file for its references)."""
-    digest = hashlib.blake2b(digest_size=16)
-    digest_models(digest, paths)
-    return digest.hexdigest()

@@ -183,7 +183,7 @@ def _refuse_stale(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """A warehouse built by other sql/ models lacks or misshapes what today's queries read:
     say so once, before a query fails on a missing mart or column. (A write connection is
     the ingest's, which rebuilds such a warehouse itself.)"""
-    from lessons_analytics.transform import models_fingerprint
+    from lessons_analytics.sqlfiles import models_fingerprint
 
     try:
         built = con.execute("select models from meta_build").fetchall()

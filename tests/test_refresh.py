@@ -12,6 +12,7 @@ import pytest
 from lessons_analytics import refresh, transform, warehouse
 from lessons_analytics.lessonbase.loading import BaseRefresh
 from lessons_analytics.schema import META_TABLES
+from lessons_analytics.sqlfiles import models_fingerprint
 
 
 @pytest.fixture
@@ -52,7 +53,7 @@ def test_a_first_build_is_full_and_tracks_nothing(con: duckdb.DuckDBPyConnection
 
 
 def test_touched_sessions_and_those_sharing_a_line(con: duckdb.DuckDBPyConnection) -> None:
-    refresh.record_build(con, transform.models_fingerprint())
+    refresh.record_build(con, models_fingerprint())
     build = refresh.Refresh(con)
     assert not build.models_changed
     build.touch([1])
@@ -63,7 +64,7 @@ def test_touched_sessions_and_those_sharing_a_line(con: duckdb.DuckDBPyConnectio
 
 
 def test_base_changes_decide_full_or_incremental(con: duckdb.DuckDBPyConnection) -> None:
-    refresh.record_build(con, transform.models_fingerprint())
+    refresh.record_build(con, models_fingerprint())
     build = refresh.Refresh(con)
     assert build.incremental(BaseRefresh(False, False, False))
     # links for new working directories only: their sessions are touched anyway
