@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from lessons_analytics.engine import duckdb, with_relations
 from lessons_analytics.errors import LessonsAnalyticsError, LockBusy, NoWarehouse, StaleWarehouse
-from lessons_analytics.sqlfiles import quote_identifier
+from lessons_analytics.sqlfiles import models_fingerprint, quote_identifier
 
 if TYPE_CHECKING:
     import polars as pl
@@ -183,8 +183,6 @@ def _refuse_stale(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """A warehouse built by other sql/ models lacks or misshapes what today's queries read:
     say so once, before a query fails on a missing mart or column. (A write connection is
     the ingest's, which rebuilds such a warehouse itself.)"""
-    from lessons_analytics.sqlfiles import models_fingerprint
-
     try:
         built = con.execute("select models from meta_build").fetchall()
     except duckdb.CatalogException:
