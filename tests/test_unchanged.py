@@ -222,17 +222,19 @@ def _listing_of(entries: set[bytes]) -> dict[str, list[int]]:
     return listing
 
 
+def _split(text: bytes, start: int, end: int) -> set[bytes]:
+    """The entries of a listing's text that lie at ``text[start:end]`` (``_region``)."""
+    return set(text[start:end].split(b'],"')) if start < end else set()
+
+
 def _entries(text: bytes) -> set[bytes]:
     """The entries of a listing's JSON text, as ``unchanged`` cuts them out."""
-    start, end = unchanged._region(text, 0)
-    return set(text[start:end].split(b'],"')) if start < end else set()
+    return _split(text, *unchanged._region(text, 0))
 
 
 def _stored_listing(found: unchanged.Stored) -> dict[str, list[int]]:
     """The listing a stored one stands for: the files' file's, with the delta applied."""
-    base = (
-        set(found.text[found.start : found.end].split(b'],"')) if found.start < found.end else set()
-    )
+    base = _split(found.text, found.start, found.end)
     return _listing_of((base - found.dropped) | found.added)
 
 
